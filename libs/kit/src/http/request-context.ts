@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from '../logger.ts';
+
+const validId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Takes the caller's X-Request-Id (when well-formed) or makes one, echoes it, and gives the request a
+ * child logger carrying it; logs one line per finished request.
+ */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const requestId = incoming && validId.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const log = logger.child({ requestId });
+    res.locals.log = log;
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      if (req.path === '/healthz' || req.path === '/readyz') return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info(
+        { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,4 @@
+import { runService } from '@platform/kit';
+import { authService } from './service.ts';
+
+await runService(authService);
