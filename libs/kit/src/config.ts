@@ -24,6 +24,8 @@ export const baseEnv = {
   INTERNAL_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters'),
   /** How long a graceful shutdown may take before the process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** Copies of each JetStream stream: 3 on the production cluster, 1 on a single server. */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Largest JSON body accepted. */
   BODY_LIMIT: z.string().default('1mb'),
 };

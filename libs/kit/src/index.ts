@@ -15,3 +15,7 @@ export * from './nats/rpc.ts';
 export * from './nats/jetstream.ts';
 export * from './crypto.ts';
 export * from './http/request-context.ts';
+export * from './pagination.ts';
+export * from './outbound.ts';
+export * from './idempotency.ts';
+export * from './outbox.ts';

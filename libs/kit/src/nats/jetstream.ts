@@ -24,7 +24,12 @@ export interface StreamSpec {
   /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate. */
   duplicateWindowMs?: number;
   maxAgeMs?: number;
+  /** Copies kept by a JetStream cluster (3 in production, 1 on a single server). */
+  replicas?: number;
 }
+
+/** NATS_STREAM_REPLICAS: 3 on the production cluster, 1 (default) on a single server. */
+const defaultReplicas = Number(process.env.NATS_STREAM_REPLICAS ?? 1);
 
 /** Creates the stream or updates it to the spec; safe to call from every replica at start. */
 export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
@@ -36,6 +41,7 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
     retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
     duplicate_window: nanos(spec.duplicateWindowMs ?? 2 * 60_000),
     max_age: nanos(spec.maxAgeMs ?? 0),
+    num_replicas: spec.replicas ?? defaultReplicas,
   };
   try {
     await jsm.streams.info(spec.name);
@@ -47,6 +53,17 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
       throw err;
     }
   }
+}
+
+/** The EVENTS stream (every `evt.>` domain event, kept 30 days) and the dead-letter stream. */
+export async function ensureEventStreams(nc: NatsConnection): Promise<void> {
+  await ensureStream(nc, {
+    name: 'EVENTS',
+    subjects: ['evt.>'],
+    maxAgeMs: 30 * 86_400_000,
+    duplicateWindowMs: 10 * 60_000,
+  });
+  await ensureStream(nc, deadLetterStream);
 }
 
 /** Dead letters of every durable consumer go here, as `dlq.<stream>.<consumer>`. */
