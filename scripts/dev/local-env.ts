@@ -9,12 +9,15 @@ import { join } from 'node:path';
 export function localSecrets(dataDir: string): Record<string, string> {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'local-secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  const existing = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  // Secrets added by later versions are generated into an existing file; existing ones are kept.
   const secrets = {
     INTERNAL_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     KEY_ENCRYPTION_KEYS: `local1:${randomBytes(32).toString('base64')}`,
     CREDENTIALS_KEYS: `local1:${randomBytes(32).toString('base64')}`,
+    WEBHOOK_SECRETS_KEYS: `local1:${randomBytes(32).toString('base64')}`,
     BOOTSTRAP_ADMIN_PASSWORD: `admin-${randomBytes(9).toString('base64url')}`,
+    ...existing,
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;

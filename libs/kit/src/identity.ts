@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify } from 'jose';
+import { createHmac } from 'node:crypto';
+import { jwtVerify } from 'jose';
 import { Identity } from '@platform/contracts';
 import { UnauthorizedError } from './errors.ts';
 
@@ -21,18 +22,24 @@ function keyOf(secret: string): Uint8Array {
   return key;
 }
 
+/** The JOSE header of every internal token, encoded once. */
+const internalHeader = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'internal+jwt' })).toString(
+  'base64url',
+);
+
+/**
+ * Signed with node:crypto's HMAC directly: the gateway signs one token per request, and WebCrypto's
+ * asynchronous sign (what jose uses) costs several times more CPU for the same JWS.
+ */
 export async function signInternalToken(
   secret: string,
   identity: Identity,
   ttlSeconds = 60,
 ): Promise<string> {
-  return new SignJWT({ ...identity })
-    .setProtectedHeader({ alg: 'HS256', typ: 'internal+jwt' })
-    .setIssuer(issuer)
-    .setAudience(audience)
-    .setIssuedAt()
-    .setExpirationTime(`${ttlSeconds}s`)
-    .sign(keyOf(secret));
+  const iat = Math.floor(Date.now() / 1000);
+  const claims = { ...identity, iss: issuer, aud: audience, iat, exp: iat + ttlSeconds };
+  const input = `${internalHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
 
 export async function verifyInternalToken(secret: string, token: string | undefined): Promise<Identity> {

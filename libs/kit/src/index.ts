@@ -19,3 +19,4 @@ export * from './pagination.ts';
 export * from './outbound.ts';
 export * from './idempotency.ts';
 export * from './outbox.ts';
+export * from './nats/commands.ts';

@@ -1,6 +1,8 @@
 import { createHttpApp, type ReadinessCheck } from '@platform/kit';
 import type { AuthDeps } from './deps.ts';
+import { mountApiKeyRoutes } from './routes/api-key-routes.ts';
 import { mountAuthRoutes } from './routes/auth-routes.ts';
+import { mountMemberRoutes } from './routes/member-routes.ts';
 
 /** The auth service's HTTP app (not listening). */
 export function buildApp(deps: AuthDeps, readiness: ReadinessCheck[] = []) {
@@ -10,6 +12,8 @@ export function buildApp(deps: AuthDeps, readiness: ReadinessCheck[] = []) {
     readiness,
     routes: (app) => {
       mountAuthRoutes(app, deps);
+      mountMemberRoutes(app, deps);
+      mountApiKeyRoutes(app, deps);
     },
   });
 }

@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import type { Logger } from '@platform/kit';
 import type { authEnv } from './config.ts';
+import type { RevocationPublisher } from './domain/revocations.ts';
 import type { ActiveSigningKey } from './domain/signing-keys.ts';
 import type { TokenSettings } from './domain/tokens.ts';
 
@@ -17,4 +18,5 @@ export interface AuthDeps {
   logger: Logger;
   tokens: TokenSettings;
   signingKey: () => Promise<ActiveSigningKey>;
+  revocations: RevocationPublisher;
 }

@@ -18,6 +18,8 @@ export interface GatewayAppOptions {
   upstreamMaxSockets: number;
   /** Identity and rate-limit middleware run before any proxied request. */
   guards?: RequestHandler[];
+  /** express `trust proxy`: whose X-Forwarded-For gives the client address. */
+  trustProxy?: string;
 }
 
 /**
@@ -29,6 +31,11 @@ export function buildGatewayApp(options: GatewayAppOptions) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (options.trustProxy)
+    app.set(
+      'trust proxy',
+      options.trustProxy.split(',').map((s) => s.trim()),
+    );
   app.use(requestContext(options.logger));
   app.use((req, res, next) => {
     (req as typeof req & { requestId?: string }).requestId = String(res.locals.requestId);

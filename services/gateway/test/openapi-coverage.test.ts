@@ -4,6 +4,12 @@ import { buildOpenApiDocument, routeCatalog, serviceNames, type ServiceName } fr
 import { createLogger, listServedRoutes } from '@platform/kit';
 import { TEST_INTERNAL_SECRET } from '@platform/testing';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
+import { buildApp as buildWebhookApp } from '../../webhook/src/app.ts';
+import { buildApp as buildSessionApp } from '../../session/src/app.ts';
+import { buildApp as buildIntegrationApp } from '../../integration/src/app.ts';
+import { buildApp as buildAgentApp } from '../../agent/src/app.ts';
+import { buildApp as buildWorkflowApp } from '../../workflow/src/app.ts';
+import { buildApp as buildExecutionApp } from '../../execution/src/app.ts';
 
 /**
  * Every route a service serves is in the OpenAPI document, and every route of the document is served
@@ -31,6 +37,12 @@ function standInDeps(): never {
 
 const builders: Partial<Record<ServiceName, () => Express>> = {
   auth: () => buildAuthApp(standInDeps()),
+  webhook: () => buildWebhookApp(standInDeps()),
+  session: () => buildSessionApp(standInDeps()),
+  integration: () => buildIntegrationApp(standInDeps()),
+  agent: () => buildAgentApp(standInDeps()),
+  workflow: () => buildWorkflowApp(standInDeps()),
+  execution: () => buildExecutionApp(standInDeps()),
 };
 
 describe('OpenAPI document and served routes', () => {

@@ -23,6 +23,7 @@ describe('gateway skeleton', () => {
   let slow: Server;
   let gateway: ServiceProcess;
   let nc: NatsConnection;
+  let token: string;
 
   beforeAll(async () => {
     stack = await startStack(['auth'], { gateway: false });
@@ -62,6 +63,7 @@ describe('gateway skeleton', () => {
     expect(login.status).toBe(200);
     expect(login.body.tokenType).toBe('Bearer');
     expect(login.body.organization.id).toBe(signup.body.organization.id);
+    token = login.body.accessToken;
 
     // NATS request/reply from this process to the auth process.
     const org = await rpcRequest(nc, authRpc.getOrganization, { orgId: signup.body.organization.id });
@@ -100,13 +102,13 @@ describe('gateway skeleton', () => {
   });
 
   it('answers 404 for unknown routes, 503 for a down upstream and 504 for a slow one', async () => {
-    const unknown = await http('GET', `${gateway.url}/api/v1/nothing-here`);
+    const unknown = await http('GET', `${gateway.url}/api/v1/nothing-here`, { token });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toContain('application/problem+json');
-    const down = await http('GET', `${gateway.url}/api/v1/executions`);
+    const down = await http('GET', `${gateway.url}/api/v1/executions`, { token });
     expect(down.status).toBe(503);
     expect(down.body.title).toBe('Service unavailable');
-    const slowRes = await http('GET', `${gateway.url}/api/v1/workflows`);
+    const slowRes = await http('GET', `${gateway.url}/api/v1/workflows`, { token });
     expect(slowRes.status).toBe(504);
     expect(slowRes.headers.get('content-type')).toContain('application/problem+json');
   });

@@ -24,6 +24,14 @@ export function jsonBody(limit: string): RequestHandler[] {
   };
   return [
     requireJson,
-    express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }),
+    express.json({
+      limit,
+      strict: true,
+      type: ['application/json', 'application/*+json'],
+      // The exact bytes, for routes that check a signature of the body (inbound webhooks).
+      verify: (req, _res, buf) => {
+        (req as { rawBody?: Buffer }).rawBody = buf;
+      },
+    }),
   ];
 }

@@ -104,10 +104,16 @@ export interface ConsumerSpec<T> {
   backoffMs?: number[];
   concurrency?: number;
   parse: (data: unknown) => T;
+  /**
+   * Resolving acknowledges the message. Resolving `{ redeliverInMs }` instead asks for the same
+   * message again after that delay (a durable timer: not a failure, nothing is logged).
+   */
   handler: (
     payload: T,
     ctx: { msg: JsMsg; log: Logger; requestId: string; attempt: number },
-  ) => Promise<void>;
+  ) => Promise<void | { redeliverInMs: number }>;
+  /** Messages delivered but not yet acknowledged (including those waiting for a redelivery). */
+  maxAckPending?: number;
 }
 
 export interface ConsumerHandle {
@@ -140,7 +146,7 @@ export async function startConsumer<T>(
     ack_wait: nanos(spec.ackWaitMs ?? 30_000),
     max_deliver: maxDeliver,
     filter_subjects: spec.filterSubjects,
-    max_ack_pending: Math.max(1000, (spec.concurrency ?? 1) * 4),
+    max_ack_pending: spec.maxAckPending ?? Math.max(1000, (spec.concurrency ?? 1) * 4),
   };
   try {
     await jsm.consumers.info(spec.stream, spec.durable);
@@ -169,8 +175,9 @@ export async function startConsumer<T>(
       return;
     }
     try {
-      await spec.handler(payload, { msg, log: mlog, requestId, attempt });
-      await msg.ackAck().catch(() => msg.ack());
+      const outcome = await spec.handler(payload, { msg, log: mlog, requestId, attempt });
+      if (outcome) msg.nak(Math.max(0, Math.round(outcome.redeliverInMs)));
+      else await msg.ackAck().catch(() => msg.ack());
     } catch (err) {
       const retry = isRetryable(err) && attempt < maxDeliver;
       if (retry) {

@@ -13,6 +13,8 @@ export interface TokenSettings {
   audience: string;
   accessTtlSeconds: number;
   refreshTtlSeconds: number;
+  /** How long a retired signing key stays in the JWKS: every token it signed has expired by then. */
+  keyRetentionMs: number;
 }
 
 export const REFRESH_TOKEN_PREFIX = 'rt_';
@@ -65,7 +67,7 @@ export async function issueTokens(
   settings: TokenSettings,
   user: UserDoc,
   org: OrganizationDoc,
-  familyId = randomUUID(),
+  familyId: string = randomUUID(),
 ): Promise<TokenResponse> {
   const accessToken = await signAccessToken(key, settings, {
     userId: user._id,

@@ -29,6 +29,8 @@ const schema = new Schema<RefreshTokenDoc>(
 );
 // Revoking a family (logout, reuse detection) updates all its tokens.
 schema.index({ orgId: 1, familyId: 1 });
+// Removing a member revokes all of their tokens.
+schema.index({ orgId: 1, userId: 1 });
 // The cleanup job deletes expired tokens (no TTL indexes on FerretDB).
 schema.index({ expiresAt: 1 });
 

@@ -1,0 +1,131 @@
+import type { SessionMessage, SessionStatus } from '@platform/contracts';
+import type { AgentDeps } from '../deps.ts';
+import { endCommand, eventCommand, eventDetails, messageCommand } from '../bookkeeping/commands.ts';
+import { conversationModel, type PendingCommand } from '../models/conversation.ts';
+import type { TurnLease } from './conversations.ts';
+import type { TurnOutput } from './turn.ts';
+
+export interface Finished {
+  status: SessionStatus;
+  endReason: string | null;
+  agentMessage: SessionMessage;
+}
+
+/** Writes the record with `commands` queued after what is still unpublished, publishes, settles, unlocks. */
+async function commit(
+  deps: AgentDeps,
+  lease: TurnLease,
+  set: Record<string, unknown>,
+  commands: PendingCommand[],
+  requestId: string,
+) {
+  const { orgId, _id: sessionId } = lease.conv;
+  const queue = [...lease.unpublished, ...commands];
+  try {
+    await conversationModel(deps.db).updateOne(
+      { _id: sessionId, orgId },
+      { $set: { ...set, pending: queue, pendingSince: queue[0]?.at ?? new Date() } },
+    );
+    const remaining = await deps.sessionLog.publish(queue, requestId);
+    await deps.sessionLog.settle(orgId, sessionId, remaining);
+  } finally {
+    await lease.lock.release();
+  }
+}
+
+/**
+ * Ends a turn: the agent's reply (after an error event for each failed tool call), and the end of the
+ * session when the agent called end_session or this was the last turn allowed, are queued in the same
+ * write that moves the idle deadline and stores the model's view of the turn; then published, and the
+ * session unlocked.
+ */
+export async function finishTurn(
+  deps: AgentDeps,
+  lease: TurnLease,
+  output: TurnOutput,
+  limits: { maxTurns: number; idleTimeoutSeconds: number; context: string },
+  requestId: string,
+): Promise<Finished> {
+  const { conv } = lease;
+  const { orgId, _id: sessionId } = conv;
+  const now = deps.now();
+  const at = now.toISOString();
+  const commands: PendingCommand[] = [];
+  let events = conv.eventCount;
+  for (const call of output.toolCalls.filter((c) => c.error !== undefined)) {
+    const details = eventDetails({
+      component: 'tool',
+      tool: call.name,
+      toolType: call.type,
+      message: call.error,
+    });
+    commands.push(eventCommand({ orgId, sessionId, type: 'error', timestamp: at, details }, ++events));
+  }
+  const agentMessage: SessionMessage = {
+    position: conv.lastPosition + 1,
+    sender: 'agent',
+    content: output.reply,
+    timestamp: at,
+  };
+  commands.push(messageCommand({ orgId, sessionId, ...agentMessage }));
+  const turns = lease.turn;
+  const end =
+    output.end ??
+    (turns >= limits.maxTurns ? { status: 'Completed' as const, reason: 'max turns reached' } : undefined);
+  if (end)
+    commands.push(endCommand({ orgId, sessionId, status: end.status, endTime: at, reason: end.reason }));
+  await commit(
+    deps,
+    lease,
+    {
+      lastPosition: agentMessage.position,
+      eventCount: events,
+      turns,
+      context: limits.context,
+      lastActivityAt: now,
+      idleDeadline: end ? null : new Date(now.getTime() + limits.idleTimeoutSeconds * 1000),
+      ...(end ? { status: end.status, endReason: end.reason, endedAt: now } : {}),
+    },
+    commands,
+    requestId,
+  );
+  return { status: end?.status ?? 'Active', endReason: end?.reason ?? null, agentMessage };
+}
+
+/** The model provider failed for good: an error event, then the session ends as Failed. */
+export async function failTurn(
+  deps: AgentDeps,
+  lease: TurnLease,
+  error: { message: string; kind: string; provider: string },
+  requestId: string,
+): Promise<void> {
+  const { orgId, _id: sessionId } = lease.conv;
+  const now = deps.now();
+  const at = now.toISOString();
+  const reason = `model provider error: ${error.message}`.slice(0, 500);
+  const details = eventDetails({
+    component: 'model_provider',
+    provider: error.provider,
+    kind: error.kind,
+    message: error.message,
+  });
+  const events = lease.conv.eventCount + 1;
+  await commit(
+    deps,
+    lease,
+    { eventCount: events, status: 'Failed', endReason: reason, endedAt: now, idleDeadline: null },
+    [
+      eventCommand({ orgId, sessionId, type: 'error', timestamp: at, details }, events),
+      endCommand({ orgId, sessionId, status: 'Failed', endTime: at, reason }),
+    ],
+    requestId,
+  );
+}
+
+/**
+ * Something unexpected broke the turn (not the model): the session stays Active and is unlocked. What
+ * the turn queued stays queued for the relay.
+ */
+export async function releaseTurn(_deps: AgentDeps, lease: TurnLease): Promise<void> {
+  await lease.lock.release();
+}

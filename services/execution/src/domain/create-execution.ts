@@ -1,0 +1,121 @@
+import { headers as natsHeadersOf } from '@nats-io/transport-node';
+import {
+  executionQueue,
+  natsHeaders,
+  type ExecutionRunMessage,
+  type NewExecution,
+} from '@platform/contracts';
+import { UnavailableError, ValidationError } from '@platform/kit';
+import type { ExecutionDeps } from '../deps.ts';
+import { publishTransition } from '../engine/events.ts';
+import { executionModel, type ExecutionDoc, type StepStateDoc } from '../models/execution.ts';
+
+/** The work message holds the whole definition (NATS refuses messages over 1 MB). */
+const maxMessageBytes = 900_000;
+
+/** The document of a new execution; a retry from the failed step takes the earlier outputs. */
+async function buildDoc(deps: ExecutionDeps, spec: NewExecution): Promise<ExecutionDoc> {
+  const reused = new Map<string, StepStateDoc>();
+  if (spec.reuse) {
+    const old = await executionModel(deps.db).findById(spec.reuse.fromExecutionId).lean();
+    if (old && old.orgId === spec.orgId) {
+      for (const s of old.steps) {
+        if (s.status === 'succeeded' && spec.reuse.stepIds.includes(s.id)) {
+          reused.set(s.id, { ...s, reusedFrom: s.reusedFrom ?? old._id });
+        }
+      }
+    }
+  }
+  return {
+    _id: spec.id,
+    orgId: spec.orgId,
+    workflowId: spec.workflow.workflowId,
+    workflowName: spec.workflow.name,
+    workflowVersion: spec.workflow.version,
+    stepsJson: JSON.stringify(spec.workflow.steps),
+    ...(spec.workflow.timeoutMs ? { timeoutMs: spec.workflow.timeoutMs } : {}),
+    ...(spec.workflow.concurrencyLimit ? { concurrencyLimit: spec.workflow.concurrencyLimit } : {}),
+    status: 'queued',
+    trigger: spec.trigger,
+    inputJson: JSON.stringify(spec.input ?? {}),
+    steps: spec.workflow.steps.map(
+      (s) =>
+        reused.get(s.id) ?? {
+          id: s.id,
+          type: s.type,
+          ...(s.name ? { name: s.name } : {}),
+          status: 'pending',
+          attempts: 0,
+        },
+    ),
+    createdAt: new Date(spec.createdAt),
+    ...(spec.retryOf ? { retryOf: spec.retryOf } : {}),
+    retriedBy: [],
+    logs: [],
+    logSeq: 0,
+    logsDropped: 0,
+  };
+}
+
+/** Inserts the document unless it exists (a second creator loses the unique insert and reads it). */
+export async function materialize(deps: ExecutionDeps, spec: NewExecution): Promise<ExecutionDoc> {
+  const doc = await buildDoc(deps, spec);
+  try {
+    await executionModel(deps.db).collection.insertOne(doc as never, { ignoreUndefined: true });
+    return doc;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000) throw err;
+    const existing = await executionModel(deps.db).findById(spec.id).lean();
+    if (!existing) throw err;
+    return existing;
+  }
+}
+
+/**
+ * Queues an execution. The work message goes first (it carries everything needed to create the
+ * execution), then the document is inserted: whichever way a crash falls, the execution is not
+ * lost, and the message id (the execution id) makes a repeated start a no-op.
+ */
+export async function startExecution(
+  deps: ExecutionDeps,
+  spec: NewExecution,
+  options: { requestId?: string } = {},
+): Promise<ExecutionDoc> {
+  const executions = executionModel(deps.db);
+  const existing = await executions.findById(spec.id).lean();
+  if (existing) {
+    if (existing.orgId !== spec.orgId)
+      throw new ValidationError([{ field: 'executionId', message: 'is taken' }]);
+    return existing;
+  }
+  const message: ExecutionRunMessage = { executionId: spec.id, orgId: spec.orgId, create: spec };
+  const payload = JSON.stringify(message);
+  if (Buffer.byteLength(payload) > maxMessageBytes) {
+    throw new ValidationError([
+      {
+        field: 'input',
+        message: `the workflow definition and input together must stay under ${maxMessageBytes} bytes`,
+      },
+    ]);
+  }
+  const h = natsHeadersOf();
+  if (options.requestId) h.set(natsHeaders.requestId, options.requestId);
+  try {
+    await deps.js.publish(executionQueue.runSubject(spec.id), payload, {
+      msgID: spec.id,
+      headers: h,
+      timeout: 5_000,
+    });
+  } catch (err) {
+    throw new UnavailableError(`The execution queue is unavailable: ${(err as Error).message}`);
+  }
+  const doc = await materialize(deps, spec);
+  // The runner publishes it again before `running`; this one is for executions that wait.
+  await publishTransition(deps, doc, 'queued', options.requestId).catch((err: unknown) =>
+    deps.logger.warn(
+      { err: (err as Error).message, executionId: spec.id },
+      'queued event left to the runner',
+    ),
+  );
+  return doc;
+}

@@ -1,0 +1,174 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import type { ExecutionError, ExecutionStatus, Step } from '@platform/contracts';
+import type { Logger } from '@platform/kit';
+import type { ExecutionDeps } from '../deps.ts';
+import {
+  executionModel,
+  type ExecutionDoc,
+  type LogLineDoc,
+  type StepStateDoc,
+} from '../models/execution.ts';
+import type { ExpressionData } from '../steps/types.ts';
+import { publishTransition } from './events.ts';
+
+type Level = LogLineDoc['level'];
+
+/**
+ * The in-memory state of one execution while a replica holds its work message. Changes accumulate
+ * and `flush()` stores them in ONE update (state, every step, new log lines), then publishes the
+ * events of the transitions it stored. Flushes happen before a step with side effects starts,
+ * when the execution parks, and when it finishes, so pure steps (transform, condition) cost no
+ * extra write and logs never cost one of their own.
+ */
+export class Run {
+  readonly defs: Step[];
+  readonly states = new Map<string, StepStateDoc>();
+  readonly data: ExpressionData;
+  private readonly newLogs: LogLineDoc[] = [];
+  private readonly pendingEvents: ExecutionStatus[] = [];
+  private dirty = false;
+
+  constructor(
+    readonly deps: ExecutionDeps,
+    readonly doc: ExecutionDoc,
+    readonly msg: JsMsg,
+    readonly log: Logger,
+    readonly requestId: string,
+  ) {
+    this.defs = JSON.parse(doc.stepsJson) as Step[];
+    for (const s of doc.steps) this.states.set(s.id, s);
+    const steps: ExpressionData['steps'] = {};
+    for (const s of doc.steps) {
+      steps[s.id] = {
+        status: s.status,
+        ...(s.outputJson !== undefined ? { output: JSON.parse(s.outputJson) as unknown } : {}),
+        ...(s.error ? { error: s.error } : {}),
+      };
+    }
+    this.data = {
+      input: JSON.parse(doc.inputJson) as unknown,
+      steps,
+      execution: {
+        id: doc._id,
+        workflowId: doc.workflowId,
+        workflowVersion: doc.workflowVersion,
+        trigger: doc.trigger,
+      },
+    };
+  }
+
+  get id() {
+    return this.doc._id;
+  }
+
+  changed() {
+    this.dirty = true;
+  }
+
+  /** A log line of the execution (stored with the next flush; capped per execution). */
+  line(level: Level, message: string, extra: { stepId?: string; attempt?: number; data?: unknown } = {}) {
+    this.dirty = true;
+    if (this.doc.logSeq >= this.deps.config.EXECUTION_LOG_LIMIT) {
+      this.doc.logsDropped++;
+      return;
+    }
+    this.doc.logSeq++;
+    const dataJson = extra.data === undefined ? undefined : JSON.stringify(extra.data).slice(0, 4_000);
+    this.newLogs.push({
+      seq: this.doc.logSeq,
+      at: new Date(),
+      level,
+      ...(extra.stepId ? { stepId: extra.stepId } : {}),
+      ...(extra.attempt ? { attempt: extra.attempt } : {}),
+      message: message.slice(0, 2_000),
+      ...(dataJson ? { dataJson } : {}),
+    });
+  }
+
+  transition(status: ExecutionStatus) {
+    this.doc.status = status;
+    this.pendingEvents.push(status);
+    this.dirty = true;
+  }
+
+  /** Records a step's output for expressions of later steps. */
+  noteStep(state: StepStateDoc) {
+    this.data.steps[state.id] = {
+      status: state.status,
+      ...(state.outputJson !== undefined ? { output: JSON.parse(state.outputJson) as unknown } : {}),
+      ...(state.error ? { error: state.error } : {}),
+    };
+  }
+
+  /** Stores what changed in one update, then publishes the events of stored transitions. */
+  async flush(): Promise<void> {
+    if (this.dirty) {
+      const d = this.doc;
+      const set: Record<string, unknown> = {
+        status: d.status,
+        steps: d.steps,
+        logSeq: d.logSeq,
+        logsDropped: d.logsDropped,
+      };
+      for (const key of [
+        'currentStepId',
+        'outputJson',
+        'error',
+        'startedAt',
+        'finishedAt',
+        'deadlineAt',
+        'cancelRequestedAt',
+        'slotId',
+      ] as const) {
+        if (d[key] !== undefined) set[key] = d[key];
+      }
+      const update: Record<string, unknown> = { $set: set };
+      if (this.newLogs.length > 0) update.$push = { logs: { $each: this.newLogs } };
+      await executionModel(this.deps.db).collection.updateOne({ _id: d._id } as never, update, {
+        ignoreUndefined: true,
+      });
+      this.newLogs.length = 0;
+      this.dirty = false;
+    }
+    while (this.pendingEvents.length > 0) {
+      await publishTransition(this.deps, this.doc, this.pendingEvents[0]!, this.requestId);
+      this.pendingEvents.shift();
+    }
+  }
+
+  /** The output of the execution: that of the last step that succeeded (the flow only goes forward). */
+  lastOutputJson(): string | undefined {
+    let out: string | undefined;
+    for (const s of this.doc.steps) if (s.status === 'succeeded') out = s.outputJson;
+    return out;
+  }
+
+  /** Sets the terminal state; the caller flushes. */
+  finishState(status: 'succeeded' | 'failed' | 'cancelled', error?: ExecutionError) {
+    const d = this.doc;
+    const now = new Date();
+    d.finishedAt = now;
+    if (status === 'succeeded') {
+      const out = this.lastOutputJson();
+      if (out !== undefined) d.outputJson = out;
+    } else if (error) {
+      d.error = error;
+    }
+    for (const s of d.steps) {
+      if (s.status === 'pending') s.status = 'skipped';
+      else if (s.status === 'running' || s.status === 'retrying' || s.status === 'waiting') {
+        s.status = status === 'cancelled' ? 'cancelled' : 'failed';
+        s.finishedAt = now;
+      }
+    }
+    const ms = d.startedAt ? now.getTime() - d.startedAt.getTime() : 0;
+    const message =
+      status === 'succeeded'
+        ? `execution succeeded in ${ms} ms`
+        : status === 'cancelled'
+          ? 'execution cancelled'
+          : `execution failed: ${error?.message ?? 'unknown error'}`;
+    this.line(status === 'failed' ? 'error' : 'info', message);
+    this.transition(status);
+  }
+}

@@ -1,0 +1,4 @@
+import { runService } from '@platform/kit';
+import { executionService } from './service.ts';
+
+await runService(executionService);

@@ -1,0 +1,28 @@
+import { Schema, type Connection } from 'mongoose';
+import { modelOn } from '@platform/kit';
+
+/**
+ * A request to cancel an execution. Kept apart from the execution document so that the replica
+ * running the execution stays its only writer; the runner reads it by id when it picks the
+ * execution up and the `exec.cancel.<id>` broadcast aborts the step in progress.
+ */
+export interface CancelRequestDoc {
+  _id: string; // execution id
+  orgId: string;
+  requestedAt: Date;
+}
+
+const schema = new Schema<CancelRequestDoc>(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    requestedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+// Housekeeping deletes requests of executions long finished.
+schema.index({ requestedAt: 1 });
+
+export function cancelRequestModel(conn: Connection) {
+  return modelOn<CancelRequestDoc>(conn, 'CancelRequest', schema, 'cancel_requests');
+}

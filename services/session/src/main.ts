@@ -1,0 +1,4 @@
+import { runService } from '@platform/kit';
+import { sessionService } from './service.ts';
+
+await runService(sessionService);

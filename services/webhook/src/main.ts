@@ -1,0 +1,4 @@
+import { runService } from '@platform/kit';
+import { webhookService } from './service.ts';
+
+await runService(webhookService);

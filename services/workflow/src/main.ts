@@ -1,0 +1,4 @@
+import { runService } from '@platform/kit';
+import { workflowService } from './service.ts';
+
+await runService(workflowService);

@@ -1,0 +1,38 @@
+import { ensureEventStreams, Outbox, type ServiceDefinition } from '@platform/kit';
+import { buildApp } from './app.ts';
+import { workflowEnv } from './config.ts';
+import type { WorkflowDeps } from './deps.ts';
+import { EventTriggerCache } from './domain/event-trigger-cache.ts';
+import { startScheduler } from './domain/scheduler.ts';
+import { startEventTriggerConsumer } from './rpc/event-consumer.ts';
+import { serveWorkflowRpc } from './rpc/handlers.ts';
+
+export const workflowService: ServiceDefinition<typeof workflowEnv> = {
+  name: 'workflow',
+  env: workflowEnv,
+  database: (config) => config.MONGO_DB,
+  async start({ config, logger, nats, js, db, inFlight, readiness }) {
+    await ensureEventStreams(nats.nc);
+    const outbox = new Outbox(db, js, logger);
+    outbox.start();
+    const eventTriggers = new EventTriggerCache();
+    const deps: WorkflowDeps = { config, db, logger, nc: nats.nc, outbox, eventTriggers };
+    await eventTriggers.refresh(db);
+    eventTriggers.start(db, config.EVENT_TRIGGER_REFRESH_MS, (err) =>
+      logger.warn({ err: err.message }, 'event triggers not reloaded; will retry'),
+    );
+    const subscriptions = serveWorkflowRpc(deps, inFlight);
+    const consumer = await startEventTriggerConsumer(deps, inFlight);
+    const stopScheduler = startScheduler(deps);
+    return {
+      app: buildApp(deps, readiness),
+      stop: async () => {
+        stopScheduler();
+        eventTriggers.stop();
+        outbox.stop();
+        for (const s of subscriptions) s.unsubscribe();
+        await consumer.stop();
+      },
+    };
+  },
+};
