@@ -20,6 +20,7 @@ const baselineCalls = Number(process.env.BENCH_BASELINE_CALLS ?? 100_000);
 const agentConfig = {
   name: 'Bench bot',
   systemPrompt: 'You are a benchmark.',
+  maxTurns: 10_000,
   provider: {
     kind: 'local',
     rules: [

@@ -1,5 +1,4 @@
-import { streams } from '@platform/contracts';
-import { deadLetterStream, ensureStream, Outbox, type ServiceDefinition } from '@platform/kit';
+import { ensureEventStreams, ensureStream, Outbox, type ServiceDefinition } from '@platform/kit';
 import { sessionIngestStream } from '@platform/contracts';
 import { buildApp } from './app.ts';
 import { sessionEnv } from './config.ts';
@@ -14,11 +13,9 @@ export const sessionService: ServiceDefinition<typeof sessionEnv> = {
   env: sessionEnv,
   database: (config) => config.MONGO_DB,
   async start({ config, logger, nats, js, db, inFlight, readiness }) {
-    await Promise.all([
-      ensureStream(nats.nc, streams.events),
-      ensureStream(nats.nc, deadLetterStream),
-      ensureStream(nats.nc, sessionIngestStream),
-    ]);
+    // The same EVENTS settings as every other service (kit), so services starting together agree.
+    await ensureEventStreams(nats.nc);
+    await ensureStream(nats.nc, sessionIngestStream);
     await ensureIndexes(db);
     const outbox = new Outbox(db, js, logger);
     outbox.start(config.OUTBOX_RELAY_MS);
