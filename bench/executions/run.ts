@@ -4,11 +4,12 @@
 // Run: node --import tsx bench/executions/run.ts   (BENCH_RATE=300 BENCH_SECONDS=20 by default)
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import mongoose from 'mongoose';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { startStack, uniqueEmail } from '@platform/testing';
+import { cpuWindow, memoryMb } from '../lib/proc.ts';
 
 const rate = Number(process.env.BENCH_RATE ?? 300);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -20,14 +21,7 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 const ms = (v: number) => `${v.toFixed(1)} ms`;
-const rssMb = (pid: number | undefined) => {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? `${(Number(m[1]) / 1024).toFixed(0)} MB` : '?';
-  } catch {
-    return '?';
-  }
-};
+const rssMb = (pid: number | undefined) => `${memoryMb(pid)} MB`;
 
 console.log(`starting nats-server, FerretDB, auth, workflow, execution and the gateway…`);
 const stack = await startStack(['auth', 'workflow', 'execution'], {
@@ -178,6 +172,16 @@ const baseline = await (async () => {
 console.log(`measuring: ${rate} executions/s for ${seconds} s through the gateway…`);
 const triggers: Trigger[] = [];
 const total = rate * seconds;
+// CPU time of every process on the path, over the measured window (trigger to last completion).
+const cpu = cpuWindow({
+  ferretdb: [stack.mongo.pid()],
+  nats: [stack.nats.pid()],
+  gateway: [stack.gateway?.process.child.pid],
+  auth: [stack.services.auth?.process.child.pid],
+  workflow: [stack.services.workflow?.process.child.pid],
+  execution: [stack.services.execution?.process.child.pid],
+  'bench (load + http target)': [process.pid],
+});
 const t0 = performance.now();
 const inflight = new Set<Promise<void>>();
 for (let i = 0; i < total; i++) {
@@ -196,6 +200,7 @@ const deadline = Date.now() + 60_000;
 while (accepted.some((t) => !finished.has(t.id!)) && Date.now() < deadline)
   await new Promise((r) => setTimeout(r, 200));
 
+const cpuUsed = cpu.stop();
 const done = accepted.filter((t) => finished.get(t.id!)?.status === 'succeeded');
 const failed = accepted.filter((t) => finished.has(t.id!) && finished.get(t.id!)!.status !== 'succeeded');
 const lost = accepted.filter((t) => !finished.has(t.id!));
@@ -239,14 +244,27 @@ console.log(
     `JetStream publish ${baseline.publish.perSecond.toFixed(0)}/s (p50 ${ms(baseline.publish.p50)})`,
 );
 console.log(
-  `writes per execution: 1 insert + 2 updates (claim+start+step 1, step 2 result+step 3+finish); ` +
-    `JetStream: 1 work message, 3 events, 1 ack`,
+  `storage per execution: 3 writes (insert; start + step 1 + step 2 running; step 2 result + step 3 + finish, logs batched into them) ` +
+    `and 3 reads by _id (workflow, execution, cancel request); JetStream: 1 work message, 3 events, 1 ack`,
 );
 console.log(
   `memory (RSS): gateway ${rssMb(stack.gateway?.process.child.pid)}, workflow ${rssMb(stack.services.workflow?.process.child.pid)}, ` +
     `execution ${rssMb(stack.services.execution?.process.child.pid)}, bench ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,
 );
 console.log(`terminal events seen: ${terminalEvents}`);
+const busy = cpuUsed.used.reduce((sum, u) => sum + u.cpuSeconds, 0);
+const cores = availableParallelism();
+console.log(
+  `CPU per execution, by process (${cpuUsed.seconds.toFixed(1)} s window, ${(busy / cpuUsed.seconds).toFixed(2)} of ${cores} cores busy): ` +
+    cpuUsed.perUnit(accepted.length),
+);
+// What the CPU figures allow on this machine: every process of the path shares its cores.
+const perExecution = (name?: string) =>
+  (name ? (cpuUsed.used.find((u) => u.name === name)?.cpuSeconds ?? 0) : busy) / accepted.length;
+console.log(
+  `ceiling on ${cores} cores from CPU per execution: whole path ${(cores / perExecution()).toFixed(0)}/s; ` +
+    `FerretDB alone, if it had every core ${(cores / perExecution('ferretdb')).toFixed(0)}/s`,
+);
 for (const t of duplicated.slice(0, 3)) {
   const e = await api('GET', `/api/v1/executions/${t.id}`, token);
   console.log(

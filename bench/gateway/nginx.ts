@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnManaged, waitForPort, type ManagedProcess } from '@platform/testing';
 
-export async function startNginx(upstreamPort: number): Promise<{ url: string; process: ManagedProcess }> {
+export async function startNginx(
+  upstreamPort: number,
+): Promise<{ url: string; process: ManagedProcess; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'ap-bench-nginx-'));
   mkdirSync(join(dir, 'tmp'));
   const port = await freePort();
@@ -40,5 +42,5 @@ http {
     cleanupDir: dir,
   });
   await waitForPort(port, 10_000);
-  return { url: `http://127.0.0.1:${port}`, process: proc };
+  return { url: `http://127.0.0.1:${port}`, process: proc, dir };
 }

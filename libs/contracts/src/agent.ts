@@ -138,7 +138,27 @@ export const EndSessionTool = z
   .strict()
   .openapi('EndSessionTool', { description: 'Lets the agent close the conversation' });
 
-export const AgentTool = z.discriminatedUnion('type', [WorkflowTool, IntegrationActionTool, EndSessionTool]);
+export const HandoffTool = z
+  .object({
+    type: z.literal('handoff'),
+    name: ToolName.default('handoff'),
+    agentId: Id.openapi({
+      description: 'The agent that takes the conversation over (same organization, not archived)',
+    }),
+    description: z.string().trim().min(1).max(1000).optional(),
+  })
+  .strict()
+  .openapi('HandoffTool', {
+    description:
+      'Hands the conversation to another agent: later turns of the session are answered by it (arguments {reason?})',
+  });
+
+export const AgentTool = z.discriminatedUnion('type', [
+  WorkflowTool,
+  IntegrationActionTool,
+  EndSessionTool,
+  HandoffTool,
+]);
 export type AgentTool = z.infer<typeof AgentTool>;
 
 /** The settings of an agent (without defaults: PUT uses them as they are). */
@@ -355,7 +375,7 @@ export const ToolCallRecord = z
   .object({
     id: z.string(),
     name: z.string(),
-    type: z.enum(['workflow', 'integration_action', 'end_session', 'unknown']),
+    type: z.enum(['workflow', 'integration_action', 'end_session', 'handoff', 'unknown']),
     arguments: z.unknown(),
     output: z.unknown().optional(),
     error: z.string().optional(),
@@ -377,8 +397,11 @@ export type Usage = z.infer<typeof Usage>;
 export const InvokeResult = z
   .object({
     sessionId: z.string(),
-    agentId: Id,
-    agentVersion: z.number().int().openapi({ description: 'The version the session talks to' }),
+    agentId: Id.openapi({
+      description:
+        'The agent that answers the session from now on (after a handoff in this turn: the target)',
+    }),
+    agentVersion: z.number().int().openapi({ description: 'The version of that agent the session talks to' }),
     turn: z.number().int().openapi({ description: 'This turn’s number in the session, from 1' }),
     reply: z.string(),
     messages: z.array(SessionMessage).openapi({ description: 'Messages this turn added, in order' }),

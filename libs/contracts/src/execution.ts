@@ -222,9 +222,17 @@ export const StartExecutionRequest = z.object({
 });
 export type StartExecutionRequest = z.infer<typeof StartExecutionRequest>;
 
+export const GetExecutionRequest = z.object({ orgId: Id, executionId: Id });
+export type GetExecutionRequest = z.infer<typeof GetExecutionRequest>;
+
 export const executionRpc = {
   /** Queues an execution of the given workflow version; answers it (status queued, or later). */
   start: defineRpc('svc.execution.start', StartExecutionRequest, Execution),
+  /**
+   * Reads an execution of the organization as `GET /executions/{id}` answers it (output and steps
+   * included). Unknown, or another organization's: the kit's NotFoundError (`not_found`).
+   */
+  get: defineRpc('svc.execution.get', GetExecutionRequest, Execution),
 };
 
 /**

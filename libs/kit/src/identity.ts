@@ -1,5 +1,4 @@
-import { createHmac } from 'node:crypto';
-import { jwtVerify } from 'jose';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Identity } from '@platform/contracts';
 import { UnauthorizedError } from './errors.ts';
 
@@ -11,16 +10,6 @@ import { UnauthorizedError } from './errors.ts';
 export const INTERNAL_TOKEN_HEADER = 'x-internal-token';
 const issuer = 'platform-gateway';
 const audience = 'platform-internal';
-
-const keys = new Map<string, Uint8Array>();
-function keyOf(secret: string): Uint8Array {
-  let key = keys.get(secret);
-  if (!key) {
-    key = new TextEncoder().encode(secret);
-    keys.set(secret, key);
-  }
-  return key;
-}
 
 /** The JOSE header of every internal token, encoded once. */
 const internalHeader = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'internal+jwt' })).toString(
@@ -42,18 +31,47 @@ export async function signInternalToken(
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
 
+/** Verified tokens by secret and text, until they expire: a token is checked once, not per request. */
+const verifiedBySecret = new Map<string, Map<string, { identity: Identity; exp: number }>>();
+const VERIFIED_MAX = 10_000;
+const SKEW_SECONDS = 5;
+
+/**
+ * Checks an internal token: exactly our JOSE header (HS256, typ internal+jwt: no other algorithm
+ * can be smuggled in), an HMAC that matches in constant time, issuer, audience, `exp`/`iat` within
+ * 5 s of skew, and an identity that parses. The gateway reuses a token for the same caller for a
+ * while, so the result is cached by the token's text until its `exp`.
+ */
 export async function verifyInternalToken(secret: string, token: string | undefined): Promise<Identity> {
   if (!token) throw new UnauthorizedError('This service is reached through the gateway only');
+  const now = Date.now() / 1000;
+  let verified = verifiedBySecret.get(secret);
+  if (!verified) verifiedBySecret.set(secret, (verified = new Map()));
+  const hit = verified.get(token);
+  if (hit && hit.exp + SKEW_SECONDS > now) return hit.identity;
+  const identity = checkInternalToken(secret, token, now);
+  if (!identity) throw new UnauthorizedError('The internal identity token is invalid or expired');
+  if (verified.size >= VERIFIED_MAX) verified.clear();
+  verified.set(token, identity);
+  return identity.identity;
+}
+
+function checkInternalToken(secret: string, token: string, now: number) {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[0] !== internalHeader) return undefined;
+  const expected = createHmac('sha256', secret).update(`${parts[0]}.${parts[1]}`).digest();
+  const given = Buffer.from(parts[2]!, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  let claims: Record<string, unknown>;
   try {
-    const { payload } = await jwtVerify(token, keyOf(secret), {
-      issuer,
-      audience,
-      algorithms: ['HS256'],
-      typ: 'internal+jwt',
-      clockTolerance: 5,
-    });
-    return Identity.parse(payload);
+    claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
   } catch {
-    throw new UnauthorizedError('The internal identity token is invalid or expired');
+    return undefined;
   }
+  const { iss, aud, iat, exp, ...rest } = claims;
+  if (iss !== issuer || aud !== audience) return undefined;
+  if (typeof exp !== 'number' || exp + SKEW_SECONDS <= now) return undefined;
+  if (typeof iat !== 'number' || iat - SKEW_SECONDS > now) return undefined;
+  const parsed = Identity.safeParse(rest);
+  return parsed.success ? { identity: parsed.data, exp } : undefined;
 }

@@ -13,6 +13,7 @@ export * from './nats/connection.ts';
 export * from './nats/in-flight.ts';
 export * from './nats/rpc.ts';
 export * from './nats/jetstream.ts';
+export * from './nats/consumer-filter.ts';
 export * from './crypto.ts';
 export * from './http/request-context.ts';
 export * from './pagination.ts';

@@ -36,3 +36,17 @@ export function createLogger(service: string, level = 'info'): Logger {
     formatters: { level: (label) => ({ level: label }) },
   });
 }
+
+/**
+ * A logger for fixed-shape access lines only (request id, method, path without its query, status,
+ * duration): none of those fields can hold a secret, so it skips the redaction pass, which costs a
+ * noticeable share of the gateway's CPU per request. Everything else logs through `createLogger`.
+ */
+export function createAccessLogger(service: string, level = 'info'): Logger {
+  return pino({
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  });
+}

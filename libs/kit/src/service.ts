@@ -1,6 +1,5 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 import type { Connection } from 'mongoose';
 import type { z, ZodRawShape } from 'zod';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
@@ -35,7 +34,7 @@ export interface ServiceDefinition<S extends ZodRawShape> {
   /** Builds the app and starts subscriptions; returns what to stop on shutdown. */
   start: (
     ctx: ServiceContext<z.infer<z.ZodObject<S>>>,
-  ) => Promise<{ app: Express; stop?: () => Promise<void> }>;
+  ) => Promise<{ app: RequestListener; stop?: () => Promise<void> }>;
 }
 
 export interface RunningService {
@@ -74,7 +73,7 @@ export async function startService<S extends ZodRawShape>(
   });
 
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+    const s = createServer(app).listen(config.PORT, config.HOST, () => resolve(s));
   });
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;

@@ -23,6 +23,8 @@ export interface InfraServer {
   url: string;
   port: number;
   dir: string;
+  /** The server's process id while it runs (benchmarks read its CPU time from /proc). */
+  pid(): number | undefined;
   /** Stops the process but keeps its data (for outage tests); `start()` brings it back on the same port. */
   stop(): Promise<void>;
   kill(): Promise<void>;
@@ -64,6 +66,7 @@ async function startServer(spec: ServerSpec): Promise<InfraServer> {
     url: spec.url(port),
     port,
     dir,
+    pid: () => proc?.child.pid,
     start,
     stop: async () => proc?.stop(),
     kill: async () => proc?.kill(),

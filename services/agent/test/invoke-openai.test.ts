@@ -297,13 +297,27 @@ describe('invoke with an OpenAI-compatible provider', () => {
       });
       const reader = res.body!.getReader();
       let seen = '';
-      while (!seen.includes('event: delta')) seen += new TextDecoder().decode((await reader.read()).value);
+      // The first event (session) is enough: the client leaves while the model is still streaming.
+      while (!seen.includes('\n\n')) seen += new TextDecoder().decode((await reader.read()).value);
+      expect(seen).toMatch(/^event: session\n/);
       const sessionId = /"sessionId":"([^"]+)"/.exec(seen)![1]!;
       controller.abort();
-      const session = await sessionWhen(sessionId, (s) => s.messageCount === 2);
+      const session = await sessionWhen(
+        sessionId,
+        (s) => s.messageCount === 2 && s.systemEvents.some((e: any) => e.type === 'disconnection'),
+      );
       expect(session.messages[1].content).toBe(
         'You said "tell me a long story about streams" after 0 earlier messages.',
       );
+      expect(session.status).toBe('Active');
+      await sleep(500); // nothing more comes
+      const again = await gw(a.token, 'GET', `/sessions/${sessionId}`);
+      const departures = again.body.systemEvents.filter((e: any) => e.type === 'disconnection');
+      expect(departures).toHaveLength(1);
+      expect(departures[0].details).toMatchObject({ by: 'client', during: 'stream' });
+      // The conversation goes on: the next turn continues it.
+      const next = await invoke({ message: 'back again', sessionId });
+      expect(next.body).toMatchObject({ turn: 2, sessionStatus: 'Active' });
     } finally {
       fake.chunkDelayMs = 2;
     }

@@ -1,5 +1,5 @@
-import type { RequestHandler } from 'express';
-import { sendProblem } from '@platform/kit';
+import { AppError } from '@platform/kit';
+import type { Exchange, Guard } from './exchange.ts';
 
 const units: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
@@ -11,17 +11,16 @@ export function parseSize(value: string): number {
 
 /**
  * Refuses bodies declared larger than the limit before they are proxied (the service enforces the
- * same limit on chunked bodies while reading them).
+ * same limit on chunked bodies while reading them). The connection is closed after the answer: the
+ * unread body would otherwise be taken for the next request.
  */
-export function bodyLimit(limit: string): RequestHandler {
+export function bodyLimit(limit: string): Guard {
   const max = parseSize(limit);
-  return (req, res, next) => {
-    const length = Number(req.headers['content-length'] ?? 0);
+  return (x: Exchange) => {
+    const length = Number(x.req.headers['content-length'] ?? 0);
     if (length > max) {
-      res.setHeader('Connection', 'close');
-      sendProblem(res, 413, 'Payload too large', `The body is larger than ${limit}`);
-      return;
+      x.res.setHeader('Connection', 'close');
+      throw new AppError(413, 'validation', 'Payload too large', `The body is larger than ${limit}`);
     }
-    next();
   };
 }

@@ -1,5 +1,4 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { RequestHandler } from 'express';
 import type { Logger, ReadinessCheck } from '@platform/kit';
 import { accessTokenVerifier } from './auth/access-tokens.ts';
 import { apiKeyVerifier } from './auth/api-keys.ts';
@@ -12,6 +11,7 @@ import { Limiter } from './rate-limit/limiter.ts';
 import { rateLimit } from './rate-limit/middleware.ts';
 import type { PlanTable } from './rate-limit/plans.ts';
 import { SharedWindow } from './rate-limit/shared-window.ts';
+import type { Guard } from './exchange.ts';
 
 export interface GuardSettings {
   INTERNAL_TOKEN_SECRET: string;
@@ -34,7 +34,7 @@ export function buildGuards(nc: NatsConnection, config: GuardSettings, logger: L
   void keys.refresh().catch(() => undefined);
   const revocations = new RevocationList(nc, logger);
   const limiter = new Limiter(new SharedWindow(nc), config.RATE_LIMIT_BATCH_FRACTION, logger);
-  const guards: RequestHandler[] = [
+  const guards: Guard[] = [
     authenticate({
       isPublic: publicRouteMatcher(),
       verifyAccessToken: accessTokenVerifier({

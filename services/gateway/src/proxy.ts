@@ -1,9 +1,13 @@
-import { Agent, request, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
-import { INTERNAL_TOKEN_HEADER, sendProblem, type Logger } from '@platform/kit';
-import { ownsPath, type Upstream } from './upstreams.ts';
-
-type GatewayRequest = Request & { internalToken?: string; requestId?: string };
+import {
+  Agent,
+  request,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import { INTERNAL_TOKEN_HEADER, writeProblem, type Logger } from '@platform/kit';
+import type { Exchange } from './exchange.ts';
+import type { Upstream } from './upstreams.ts';
 
 /** The client address as this gateway determined it; services (auth's login limits) trust only this. */
 const CLIENT_IP_HEADER = 'x-client-ip';
@@ -21,7 +25,8 @@ const hopByHop = new Set([
   'upgrade',
 ]);
 
-function requestHeaders(req: GatewayRequest): OutgoingHttpHeaders {
+function requestHeaders(x: Exchange): OutgoingHttpHeaders {
+  const req = x.req;
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !hopByHop.has(name)) out[name] = value;
@@ -29,9 +34,9 @@ function requestHeaders(req: GatewayRequest): OutgoingHttpHeaders {
   // Whatever a client sent under these names is dropped; only the gateway sets them.
   delete out[INTERNAL_TOKEN_HEADER];
   delete out[CLIENT_IP_HEADER];
-  if (req.internalToken) out[INTERNAL_TOKEN_HEADER] = req.internalToken;
-  if (req.ip) out[CLIENT_IP_HEADER] = req.ip;
-  if (req.requestId) out['x-request-id'] = req.requestId;
+  if (x.internalToken) out[INTERNAL_TOKEN_HEADER] = x.internalToken;
+  if (x.clientIp) out[CLIENT_IP_HEADER] = x.clientIp;
+  out['x-request-id'] = x.requestId;
   const remote = req.socket.remoteAddress ?? '';
   const forwarded = req.headers['x-forwarded-for'];
   out['x-forwarded-for'] = forwarded ? `${forwarded}, ${remote}` : remote;
@@ -43,7 +48,7 @@ function requestHeaders(req: GatewayRequest): OutgoingHttpHeaders {
   return out;
 }
 
-function copyResponseHeaders(from: IncomingHttpHeaders, res: Response) {
+function copyResponseHeaders(from: IncomingHttpHeaders, res: ServerResponse) {
   for (const [name, value] of Object.entries(from)) {
     if (value !== undefined && !hopByHop.has(name)) res.setHeader(name, value);
   }
@@ -60,23 +65,20 @@ function copyResponseHeaders(from: IncomingHttpHeaders, res: Response) {
 export function proxyTo(
   upstream: Upstream,
   options: { timeoutMs: number; maxSockets: number; logger: Logger },
-): RequestHandler {
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets, keepAliveMsecs: 10_000 });
   const target = new URL(upstream.url);
-  const isSessionAlias = (path: string) => upstream.service === 'session' && /^\/sessions(\/|$)/.test(path);
-  return (req, res, next) => {
-    const r = req as GatewayRequest;
-    const alias = isSessionAlias(req.path);
-    if (!alias && !ownsPath(upstream, req.path)) return next();
+  return (x: Exchange, alias: boolean) => {
+    const { req, res } = x;
     let timedOut = false;
     const upstreamReq = request({
       agent,
       protocol: target.protocol,
       hostname: target.hostname,
       port: target.port,
-      method: req.method,
+      method: x.method,
       path: alias ? `/api/v1${req.url}` : req.url,
-      headers: requestHeaders(r),
+      headers: requestHeaders(x),
     });
     upstreamReq.setTimeout(options.timeoutMs, () => {
       timedOut = true;
@@ -94,18 +96,18 @@ export function proxyTo(
         return;
       }
       if (timedOut) {
-        sendProblem(res, 504, 'Upstream timeout', `The ${upstream.service} service did not answer in time`);
+        const detail = `The ${upstream.service} service did not answer in time`;
+        writeProblem(res, 504, 'Upstream timeout', detail, {}, x.requestId);
         return;
       }
       if (res.destroyed || req.socket.destroyed) return; // the client went away first
-      options.logger.warn({ service: upstream.service, err: err.message }, 'upstream unavailable');
-      res.setHeader('Retry-After', '5');
-      sendProblem(
-        res,
-        503,
-        'Service unavailable',
-        `The ${upstream.service} service is unavailable; retry later`,
+      options.logger.warn(
+        { service: upstream.service, err: err.message, requestId: x.requestId },
+        'upstream unavailable',
       );
+      res.setHeader('Retry-After', '5');
+      const detail = `The ${upstream.service} service is unavailable; retry later`;
+      writeProblem(res, 503, 'Service unavailable', detail, {}, x.requestId);
     });
     // A client that goes away cancels the upstream request (and frees its socket).
     res.on('close', () => {

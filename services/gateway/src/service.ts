@@ -1,4 +1,4 @@
-import type { ServiceDefinition } from '@platform/kit';
+import { createAccessLogger, type ServiceDefinition } from '@platform/kit';
 import { buildGatewayApp } from './app.ts';
 import { gatewayEnv } from './config.ts';
 import { buildGuards } from './guards.ts';
@@ -14,6 +14,7 @@ export const gatewayService: ServiceDefinition<typeof gatewayEnv> = {
     const guards = buildGuards(nats.nc, config, logger);
     const app = buildGatewayApp({
       logger,
+      accessLogger: createAccessLogger('gateway', config.LOG_LEVEL),
       upstreams,
       readiness: aggregateReadiness(upstreams, [...readiness, guards.readiness]),
       corsOrigins: config.CORS_ORIGINS,

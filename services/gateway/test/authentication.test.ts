@@ -39,6 +39,12 @@ describe('gateway authentication', () => {
       body: { organizationName: 'Crafted', email: uniqueEmail(), password: 'correct horse battery' },
     });
     org = { id: signup.body.organization.id, userId: signup.body.user.id };
+    // The gateway fetches the JWKS again for an unknown kid at most once a second: if it fetched
+    // just before the key was planted, the first crafted token is refused. Wait until it is known.
+    const deadline = Date.now() + 5_000;
+    while ((await me(await craft())).status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
   });
   afterAll(async () => {
     await db?.close();

@@ -4,7 +4,7 @@ import { workflowEnv } from './config.ts';
 import type { WorkflowDeps } from './deps.ts';
 import { EventTriggerCache } from './domain/event-trigger-cache.ts';
 import { startScheduler } from './domain/scheduler.ts';
-import { startEventTriggerConsumer } from './rpc/event-consumer.ts';
+import { followEventTriggerTypes, startEventTriggerConsumer } from './rpc/event-consumer.ts';
 import { serveWorkflowRpc } from './rpc/handlers.ts';
 
 export const workflowService: ServiceDefinition<typeof workflowEnv> = {
@@ -17,12 +17,16 @@ export const workflowService: ServiceDefinition<typeof workflowEnv> = {
     outbox.start();
     const eventTriggers = new EventTriggerCache();
     const deps: WorkflowDeps = { config, db, logger, nc: nats.nc, outbox, eventTriggers };
+    // The consumer starts filtered to the event types of the triggers in the database; from then on
+    // every reload (periodic, or after a change made here) sets the filter to the types in use.
+    const jsm = await js.jetstreamManager();
     await eventTriggers.refresh(db);
-    eventTriggers.start(db, config.EVENT_TRIGGER_REFRESH_MS, (err) =>
-      logger.warn({ err: err.message }, 'event triggers not reloaded; will retry'),
-    );
     const subscriptions = serveWorkflowRpc(deps, inFlight);
-    const consumer = await startEventTriggerConsumer(deps, inFlight);
+    const consumer = await startEventTriggerConsumer(deps, inFlight, eventTriggers.eventTypes());
+    eventTriggers.follow((types) => followEventTriggerTypes(deps, jsm, types));
+    eventTriggers.start(db, config.EVENT_TRIGGER_REFRESH_MS, (err) =>
+      logger.warn({ err: err.message }, 'event triggers or their consumer filter not reloaded; will retry'),
+    );
     const stopScheduler = startScheduler(deps);
     return {
       app: buildApp(deps, readiness),

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { http } from '@platform/testing';
 import { caller, startEngine, waitFor, waitForStatus, type Engine } from '../../execution/test/support.ts';
 
@@ -141,6 +141,11 @@ describe('triggers', () => {
           steps,
         })
       ).body;
+      // The consumer takes only the types of active triggers (event-filter.test.ts), this one now too.
+      const jsm = await jetstreamManager(nc);
+      const { config } = await jsm.consumers.info('EVENTS', 'workflow-event-triggers');
+      expect(config.filter_subjects).toContain('evt.session.completed');
+      expect(config.filter_subjects).not.toContain('evt.session.started');
       const event = await publish(me.orgId, 'session.completed', { agentId: 'agt_1', sessionId: 's1' });
       await publish(me.orgId, 'session.completed', { agentId: 'agt_2' });
       await publish(other.orgId, 'session.completed', { agentId: 'agt_1' });

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Problem } from '@platform/contracts';
 import type { Logger } from '../logger.ts';
@@ -27,16 +28,35 @@ export function sendProblem(
   detail?: string,
   extra: Partial<Problem> & { typeName?: string } = {},
 ) {
+  writeProblem(res, status, title, detail, extra, res.locals.requestId as string | undefined);
+}
+
+/**
+ * The problem+json answer on a plain node:http response (the gateway's hot path has no express);
+ * `sendProblem` is this with the request id express keeps in `res.locals`.
+ */
+export function writeProblem(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  detail?: string,
+  extra: Partial<Problem> & { typeName?: string } = {},
+  requestId?: string,
+) {
   const { typeName, ...rest } = extra;
   const body: Problem = {
     type: problemBase + (typeName ?? typeByStatus[status] ?? 'error'),
     title,
     status,
     ...(detail ? { detail } : {}),
-    ...(res.locals.requestId ? { requestId: String(res.locals.requestId) } : {}),
+    ...(requestId ? { requestId: String(requestId) } : {}),
     ...rest,
   };
-  res.status(status).type('application/problem+json').send(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 /** body-parser's own errors (malformed JSON, too large, bad charset) → 4xx problems. */
@@ -58,32 +78,47 @@ function fromBodyParser(err: { type?: string; status?: number }): AppError | und
 
 /** The one place where errors become responses. Unknown errors are logged and answered as 500. */
 export function problemHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (err, _req, res, _next) => {
     const log = (res.locals.log as Logger | undefined) ?? logger;
-    let appError = err instanceof AppError ? err : fromBodyParser(err);
-    if (!appError && isDependencyFailure(err)) {
-      log.warn({ err: { name: err.name, message: err.message } }, 'dependency unavailable');
-      appError = new UnavailableError();
-    }
-    if (res.headersSent) {
-      log.error({ err }, 'error after the response started');
-      res.destroy();
-      return;
-    }
-    if (!appError) {
-      log.error({ err }, 'unhandled error');
-      sendProblem(
-        res,
-        500,
-        'Internal error',
-        'Something went wrong on our side; the request id helps support',
-      );
-      return;
-    }
-    for (const [name, value] of Object.entries(appError.extra.headers ?? {})) res.setHeader(name, value);
-    sendProblem(res, appError.status, appError.title, appError.message, {
+    answerError(res, err, log, res.locals.requestId as string | undefined);
+  };
+}
+
+/** An error as a problem+json answer on any node:http response (express or not). */
+export function answerError(res: ServerResponse, err: unknown, log: Logger, requestId?: string) {
+  let appError = err instanceof AppError ? err : fromBodyParser(err as { type?: string });
+  if (!appError && isDependencyFailure(err)) {
+    const e = err as Error;
+    log.warn({ err: { name: e.name, message: e.message } }, 'dependency unavailable');
+    appError = new UnavailableError();
+  }
+  if (res.headersSent) {
+    log.error({ err }, 'error after the response started');
+    res.destroy();
+    return;
+  }
+  if (!appError) {
+    log.error({ err }, 'unhandled error');
+    writeProblem(
+      res,
+      500,
+      'Internal error',
+      'Something went wrong on our side; the request id helps support',
+      {},
+      requestId,
+    );
+    return;
+  }
+  for (const [name, value] of Object.entries(appError.extra.headers ?? {})) res.setHeader(name, value);
+  writeProblem(
+    res,
+    appError.status,
+    appError.title,
+    appError.message,
+    {
       ...(appError.extra.errors ? { errors: appError.extra.errors } : {}),
       ...(appError.extra.type ? { typeName: appError.extra.type } : {}),
-    });
-  };
+    },
+    requestId,
+  );
 }

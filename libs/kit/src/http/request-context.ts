@@ -4,14 +4,18 @@ import type { Logger } from '../logger.ts';
 
 const validId = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The caller's X-Request-Id when well-formed, else a new one. */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && validId.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * Takes the caller's X-Request-Id (when well-formed) or makes one, echoes it, and gives the request a
  * child logger carrying it; logs one line per finished request.
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.header('x-request-id');
-    const requestId = incoming && validId.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(req.headers['x-request-id']);
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const log = logger.child({ requestId });

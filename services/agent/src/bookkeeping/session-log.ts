@@ -4,7 +4,13 @@ import type { Connection } from 'mongoose';
 import { natsHeaders } from '@platform/contracts';
 import type { Logger } from '@platform/kit';
 import { tryLock } from '../domain/locks.ts';
-import { conversationModel, NOTHING_PENDING, type PendingCommand } from '../models/conversation.ts';
+import {
+  conversationModel,
+  findConversation,
+  NOTHING_PENDING,
+  updateConversation,
+  type PendingCommand,
+} from '../models/conversation.ts';
 import { subjectOf } from './commands.ts';
 
 /**
@@ -49,7 +55,8 @@ export class SessionLog {
 
   /** Writes the queue left after publishing (the caller holds the session's lock). */
   async settle(orgId: string, sessionId: string, remaining: PendingCommand[]): Promise<void> {
-    await conversationModel(this.db).updateOne(
+    await updateConversation(
+      this.db,
       { _id: sessionId, orgId },
       { $set: { pending: remaining, pendingSince: remaining[0]?.at ?? NOTHING_PENDING } },
     );
@@ -69,18 +76,14 @@ export class SessionLog {
         .lean();
       for (const { _id: sessionId, orgId } of due) {
         // Still waiting? (A turn may have published it since.) Then take the lock, as every writer does.
-        const current = await conversationModel(this.db)
-          .findOne({ _id: sessionId, orgId }, { pendingSince: 1 })
-          .lean();
+        const current = await findConversation(this.db, orgId, sessionId, { pendingSince: 1 });
         if (!current || current.pendingSince >= cutoff) continue;
         const lock = await tryLock(this.db, `session:${sessionId}`, this.options.lockTtlMs, this.logger, {
           onlyIfFree: true,
         });
         if (!lock) continue; // a turn holds it and publishes the queue itself
         try {
-          const doc = await conversationModel(this.db)
-            .findOne({ _id: sessionId, orgId }, { pending: 1, pendingSince: 1 })
-            .lean();
+          const doc = await findConversation(this.db, orgId, sessionId, { pending: 1, pendingSince: 1 });
           if (!doc || doc.pendingSince >= cutoff) continue; // published meanwhile
           const remaining = await this.publish(doc.pending);
           await this.settle(orgId, sessionId, remaining);

@@ -5,10 +5,20 @@ import { agentModel, type AgentDoc } from '../models/agent.ts';
 import { agentVersionModel, versionKey } from '../models/agent-version.ts';
 import { configOf, toSummary, toVersion, toVersionSummary } from './views.ts';
 
-/** Reads of agents and their versions; every query is scoped to the caller's organization. */
+/**
+ * Reads of agents and their versions; every one is scoped to the caller's organization. Reads of one
+ * document go by `_id` alone with the organization compared here (FerretDB 1.24 uses an index only
+ * for a filter on `_id` alone); another organization's document is answered like a missing one.
+ */
 export async function findAgent(deps: AgentDeps, orgId: string, id: string): Promise<AgentDoc> {
-  const doc = await agentModel(deps.db).findOne({ _id: id, orgId }).lean();
-  if (!doc) throw new NotFoundError(`No agent ${id}`);
+  const doc = await agentModel(deps.db).findById(id).lean<AgentDoc>();
+  if (!doc || doc.orgId !== orgId) throw new NotFoundError(`No agent ${id}`);
+  return doc;
+}
+
+async function findVersion(deps: AgentDeps, orgId: string, agentId: string, version: number) {
+  const doc = await agentVersionModel(deps.db).findById(versionKey(agentId, version)).lean();
+  if (!doc || doc.orgId !== orgId) throw new NotFoundError(`Agent ${agentId} has no version ${version}`);
   return doc;
 }
 
@@ -36,11 +46,7 @@ export async function listVersions(deps: AgentDeps, orgId: string, agentId: stri
 }
 
 export async function getVersion(deps: AgentDeps, orgId: string, agentId: string, version: number) {
-  const doc = await agentVersionModel(deps.db)
-    .findOne({ _id: versionKey(agentId, version), orgId })
-    .lean();
-  if (!doc) throw new NotFoundError(`Agent ${agentId} has no version ${version}`);
-  return toVersion(doc);
+  return toVersion(await findVersion(deps, orgId, agentId, version));
 }
 
 // Versions never change once written, so the ones sessions talk to are kept in memory (most recent used).
@@ -61,11 +67,7 @@ export async function versionConfig(
     versionCache.set(key, cached);
     return cached;
   }
-  const doc = await agentVersionModel(deps.db)
-    .findOne({ _id: versionKey(agentId, version), orgId })
-    .lean();
-  if (!doc) throw new NotFoundError(`Agent ${agentId} has no version ${version}`);
-  const config = configOf(doc);
+  const config = configOf(await findVersion(deps, orgId, agentId, version));
   versionCache.set(key, config);
   if (versionCache.size > VERSION_CACHE_SIZE) versionCache.delete(versionCache.keys().next().value!);
   return config;

@@ -1,20 +1,24 @@
 import type { AgentConfig, Connection, FieldError } from '@platform/contracts';
 import { NotFoundError, ValidationError } from '@platform/kit';
 import type { AgentDeps } from '../deps.ts';
+import { handoffTargetProblem } from '../tools/handoff-tool.ts';
 import { workflowExists } from '../tools/workflow-tool.ts';
 
 /**
  * Checks what a configuration points to in other services, so that a typo is a 400 naming the field
  * now rather than a failed conversation later: the provider's connection is an OpenAI-compatible
  * connection of the organization (with a model, its own or the connection's default), each integration
- * action tool names an existing connection and action, each workflow tool an existing workflow.
- * If a service cannot be asked, the kit's 503 propagates: nothing unverified is saved.
+ * action tool names an existing connection and action, each workflow tool an existing workflow, each
+ * handoff tool another agent of the organization that is not archived (`selfId`: the agent being
+ * saved, absent on create). If a service cannot be asked, the kit's 503 propagates: nothing
+ * unverified is saved.
  */
 export async function checkReferences(
   deps: AgentDeps,
   orgId: string,
   config: AgentConfig,
   requestId: string,
+  selfId?: string,
 ) {
   const errors: FieldError[] = [];
   const connection = async (connectionId: string): Promise<Connection | undefined> => {
@@ -64,6 +68,9 @@ export async function checkReferences(
           location: 'body',
         });
       }
+    } else if (tool.type === 'handoff') {
+      const problem = await handoffTargetProblem(deps, orgId, tool.agentId, selfId);
+      if (problem) errors.push({ field: `tools.${i}.agentId`, message: problem, location: 'body' });
     } else if (tool.type === 'workflow') {
       if (!(await workflowExists(deps, orgId, tool.workflowId, requestId))) {
         errors.push({

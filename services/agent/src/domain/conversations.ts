@@ -3,7 +3,14 @@ import type { SessionMessage, SessionMetadata } from '@platform/contracts';
 import { ConflictError, NotFoundError, ValidationError, type Logger } from '@platform/kit';
 import type { AgentDeps } from '../deps.ts';
 import { eventCommand, eventDetails, messageCommand, startCommand } from '../bookkeeping/commands.ts';
-import { conversationModel, type ConversationDoc, type PendingCommand } from '../models/conversation.ts';
+import {
+  conversationModel,
+  findConversation,
+  updateConversation,
+  type ConversationDoc,
+  type PendingCommand,
+} from '../models/conversation.ts';
+import { addressedTo } from './handoff.ts';
 import { lockWithin, tryLock, type Lock } from './locks.ts';
 import { remoteStatus } from './session-state.ts';
 
@@ -152,13 +159,12 @@ function checkContinuation(doc: ConversationDoc, input: ContinueInput) {
 }
 
 /**
- * Takes the next turn of an Active session of this agent. 404: not a session this agent started in
- * this organization; 400: channel, type or metadata that do not fit a continued session; 409: the
- * session ended (here or in the session service) or another turn holds it.
+ * Takes the next turn of an Active session of this agent. 404: not a session this agent started, or
+ * answers after a handoff, in this organization; 400: channel, type or metadata that do not fit a
+ * continued session; 409: the session ended (here or in the session service) or another turn holds it.
  */
 export async function acquireTurn(deps: AgentDeps, input: ContinueInput): Promise<TurnLease> {
   const { orgId, sessionId } = input;
-  const model = conversationModel(deps.db);
   // The record is read under the lock only (reads are not cheap on FerretDB); a short wait rides out the
   // relay or the sweeper looking at the session, while a turn in progress is a 409.
   const lock = await lockWithin(
@@ -168,41 +174,37 @@ export async function acquireTurn(deps: AgentDeps, input: ContinueInput): Promis
     deps.config.TURN_LOCK_WAIT_MS,
     deps.logger,
   );
-  const doc = await model.findOne({ _id: sessionId, orgId }).lean();
+  const doc = await findConversation(deps.db, orgId, sessionId);
   const notFound = () => new NotFoundError(`Agent ${input.agentId} has no session ${sessionId}`);
   if (!lock) {
-    if (!doc || doc.agentId !== input.agentId) throw notFound();
+    if (!doc || !addressedTo(doc, input.agentId)) throw notFound();
     if (doc.status !== 'Active') throw new ConflictError(`The session is ${doc.status}; start a new one`);
     throw new ConflictError('Another turn of this session is in progress; retry when it has answered');
   }
   try {
-    if (!doc || doc.agentId !== input.agentId) throw notFound();
+    if (!doc || !addressedTo(doc, input.agentId)) throw notFound();
     checkContinuation(doc, input);
     if (doc.status !== 'Active') throw new ConflictError(`The session is ${doc.status}; start a new one`);
     const remote = await remoteStatus(deps, orgId, sessionId, input.requestId, input.log);
     if (remote && remote !== 'Active') {
       // Ended in the session service: our record follows (no end command: the session service knows).
-      await model.updateOne(
-        { _id: sessionId, orgId },
-        {
-          $set: {
-            status: remote,
-            endReason: 'ended in the session service',
-            endedAt: deps.now(),
-            idleDeadline: null,
-          },
+      await updateConversation(deps.db, doc, {
+        $set: {
+          status: remote,
+          endReason: 'ended in the session service',
+          endedAt: deps.now(),
+          idleDeadline: null,
         },
-      );
+      });
       throw new ConflictError(`The session is ${remote}; start a new one`);
     }
     lock.keepAlive();
     const now = deps.now();
     const userMessage = message(doc.lastPosition + 1, 'user', input.userMessage, now);
     const pending = [...doc.pending, messageCommand({ orgId, sessionId, ...userMessage })];
-    await model.updateOne(
-      { _id: sessionId, orgId },
-      { $set: { lastPosition: userMessage.position, pending, pendingSince: pending[0]!.at } },
-    );
+    await updateConversation(deps.db, doc, {
+      $set: { lastPosition: userMessage.position, pending, pendingSince: pending[0]!.at },
+    });
     const unpublished = await deps.sessionLog.publish(pending, input.requestId);
     const conv = { ...doc, lastPosition: userMessage.position, pending };
     return { conv, lock, turn: doc.turns + 1, isNew: false, messages: [userMessage], unpublished };

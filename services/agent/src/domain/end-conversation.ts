@@ -2,8 +2,9 @@ import type { SessionEventCommand } from '@platform/contracts';
 import { ConflictError, NotFoundError } from '@platform/kit';
 import type { AgentDeps } from '../deps.ts';
 import { endCommand, eventCommand, eventDetails } from '../bookkeeping/commands.ts';
-import { conversationModel } from '../models/conversation.ts';
+import { findConversation, updateConversation } from '../models/conversation.ts';
 import { sessionLockKey } from './conversations.ts';
+import { addressedTo } from './handoff.ts';
 import { tryLock } from './locks.ts';
 
 export interface EndInput {
@@ -38,8 +39,7 @@ export async function endConversation(
   });
   if (!lock) return { ended: false, why: 'busy' };
   try {
-    const model = conversationModel(deps.db);
-    const doc = await model.findOne({ _id: sessionId, orgId }).lean();
+    const doc = await findConversation(deps.db, orgId, sessionId);
     if (!doc || doc.status !== 'Active') return { ended: false, why: 'not_active', status: doc?.status };
     const now = deps.now();
     if (input.onlyIfIdle && (!doc.idleDeadline || doc.idleDeadline.getTime() > now.getTime())) {
@@ -61,20 +61,17 @@ export async function endConversation(
       ),
       endCommand({ orgId, sessionId, status: input.status, endTime: at, reason: input.reason }),
     ];
-    await model.updateOne(
-      { _id: sessionId, orgId },
-      {
-        $set: {
-          status: input.status,
-          endReason: input.reason,
-          endedAt: now,
-          idleDeadline: null,
-          eventCount: number,
-          pending: queue,
-          pendingSince: queue[0]!.at,
-        },
+    await updateConversation(deps.db, doc, {
+      $set: {
+        status: input.status,
+        endReason: input.reason,
+        endedAt: now,
+        idleDeadline: null,
+        eventCount: number,
+        pending: queue,
+        pendingSince: queue[0]!.at,
       },
-    );
+    });
     const remaining = await deps.sessionLog.publish(queue, input.requestId);
     await deps.sessionLog.settle(orgId, sessionId, remaining);
     return { ended: true, endedAt: now };
@@ -92,8 +89,8 @@ export async function endByUser(
   body: { status: 'completed' | 'cancelled'; reason?: string },
   requestId: string,
 ) {
-  const doc = await conversationModel(deps.db).findOne({ _id: sessionId, orgId }).lean();
-  if (!doc || doc.agentId !== agentId)
+  const doc = await findConversation(deps.db, orgId, sessionId);
+  if (!doc || !addressedTo(doc, agentId))
     throw new NotFoundError(`Agent ${agentId} has no session ${sessionId}`);
   if (doc.status !== 'Active') throw new ConflictError(`The session is already ${doc.status}`);
   const status: 'Completed' | 'Cancelled' = body.status === 'cancelled' ? 'Cancelled' : 'Completed';

@@ -1,14 +1,22 @@
 import type { SessionMessage, SessionStatus } from '@platform/contracts';
 import type { AgentDeps } from '../deps.ts';
 import { endCommand, eventCommand, eventDetails, messageCommand } from '../bookkeeping/commands.ts';
-import { conversationModel, type PendingCommand } from '../models/conversation.ts';
+import { updateConversation, type PendingCommand } from '../models/conversation.ts';
+import { clientDisconnectionEvent } from './client-disconnection.ts';
 import type { TurnLease } from './conversations.ts';
+import { handoffEvent, handoffSet } from './handoff.ts';
 import type { TurnOutput } from './turn.ts';
 
 export interface Finished {
   status: SessionStatus;
   endReason: string | null;
   agentMessage: SessionMessage;
+}
+
+/** What else the turn's final write records. */
+export interface FinishOptions {
+  /** The streaming client went away before the stream ended: a `disconnection` event. */
+  clientGone?: boolean;
 }
 
 /** Writes the record with `commands` queued after what is still unpublished, publishes, settles, unlocks. */
@@ -22,10 +30,9 @@ async function commit(
   const { orgId, _id: sessionId } = lease.conv;
   const queue = [...lease.unpublished, ...commands];
   try {
-    await conversationModel(deps.db).updateOne(
-      { _id: sessionId, orgId },
-      { $set: { ...set, pending: queue, pendingSince: queue[0]?.at ?? new Date() } },
-    );
+    await updateConversation(deps.db, lease.conv, {
+      $set: { ...set, pending: queue, pendingSince: queue[0]?.at ?? new Date() },
+    });
     const remaining = await deps.sessionLog.publish(queue, requestId);
     await deps.sessionLog.settle(orgId, sessionId, remaining);
   } finally {
@@ -34,10 +41,11 @@ async function commit(
 }
 
 /**
- * Ends a turn: the agent's reply (after an error event for each failed tool call), and the end of the
+ * Ends a turn: the agent's reply (after an error event for each failed tool call, the `agent_handoff`
+ * event of a handoff, and the `disconnection` of a streaming client that left), and the end of the
  * session when the agent called end_session or this was the last turn allowed, are queued in the same
- * write that moves the idle deadline and stores the model's view of the turn; then published, and the
- * session unlocked.
+ * write that moves the idle deadline, records the agent answering next and stores the model's view of
+ * the turn; then published, and the session unlocked.
  */
 export async function finishTurn(
   deps: AgentDeps,
@@ -45,6 +53,7 @@ export async function finishTurn(
   output: TurnOutput,
   limits: { maxTurns: number; idleTimeoutSeconds: number; context: string },
   requestId: string,
+  options: FinishOptions = {},
 ): Promise<Finished> {
   const { conv } = lease;
   const { orgId, _id: sessionId } = conv;
@@ -61,6 +70,9 @@ export async function finishTurn(
     });
     commands.push(eventCommand({ orgId, sessionId, type: 'error', timestamp: at, details }, ++events));
   }
+  const { handoff } = output;
+  if (handoff) commands.push(handoffEvent(orgId, sessionId, handoff, ++events));
+  if (options.clientGone) commands.push(clientDisconnectionEvent(orgId, sessionId, at, ++events));
   const agentMessage: SessionMessage = {
     position: conv.lastPosition + 1,
     sender: 'agent',
@@ -69,6 +81,7 @@ export async function finishTurn(
   };
   commands.push(messageCommand({ orgId, sessionId, ...agentMessage }));
   const turns = lease.turn;
+  const idleSeconds = handoff?.idleTimeoutSeconds ?? limits.idleTimeoutSeconds;
   const end =
     output.end ??
     (turns >= limits.maxTurns ? { status: 'Completed' as const, reason: 'max turns reached' } : undefined);
@@ -83,7 +96,8 @@ export async function finishTurn(
       turns,
       context: limits.context,
       lastActivityAt: now,
-      idleDeadline: end ? null : new Date(now.getTime() + limits.idleTimeoutSeconds * 1000),
+      idleDeadline: end ? null : new Date(now.getTime() + idleSeconds * 1000),
+      ...(handoff ? handoffSet(handoff) : {}),
       ...(end ? { status: end.status, endReason: end.reason, endedAt: now } : {}),
     },
     commands,
@@ -98,6 +112,7 @@ export async function failTurn(
   lease: TurnLease,
   error: { message: string; kind: string; provider: string },
   requestId: string,
+  options: FinishOptions = {},
 ): Promise<void> {
   const { orgId, _id: sessionId } = lease.conv;
   const now = deps.now();
@@ -109,15 +124,15 @@ export async function failTurn(
     kind: error.kind,
     message: error.message,
   });
-  const events = lease.conv.eventCount + 1;
+  let events = lease.conv.eventCount;
+  const commands = [eventCommand({ orgId, sessionId, type: 'error', timestamp: at, details }, ++events)];
+  if (options.clientGone) commands.push(clientDisconnectionEvent(orgId, sessionId, at, ++events));
+  commands.push(endCommand({ orgId, sessionId, status: 'Failed', endTime: at, reason }));
   await commit(
     deps,
     lease,
     { eventCount: events, status: 'Failed', endReason: reason, endedAt: now, idleDeadline: null },
-    [
-      eventCommand({ orgId, sessionId, type: 'error', timestamp: at, details }, events),
-      endCommand({ orgId, sessionId, status: 'Failed', endTime: at, reason }),
-    ],
+    commands,
     requestId,
   );
 }

@@ -6,6 +6,7 @@ import { findAgent, versionConfig } from './agents.ts';
 import { appendTurn, contextOf } from './context-store.ts';
 import { acquireTurn, openConversation, type TurnLease } from './conversations.ts';
 import { failTurn, finishTurn, releaseTurn } from './finish-turn.ts';
+import { answeringAgent } from './handoff.ts';
 import { requireWriter } from './roles.ts';
 import { runTurn, type TurnSink } from './turn.ts';
 import { configOf } from './views.ts';
@@ -14,6 +15,8 @@ import { configOf } from './views.ts';
 export interface InvokeSink extends TurnSink {
   session?(info: { sessionId: string; agentId: string; agentVersion: number; turn: number }): void;
   message?(message: SessionMessage): void;
+  /** Whether the streaming client went away (asked when the turn is recorded). */
+  clientGone?(): boolean;
 }
 
 /** The model provider failed for good; the session is Failed. Answered as 502 naming the session. */
@@ -77,8 +80,10 @@ async function startLease(
 
 /**
  * POST /agents/{id}/invoke: one turn. Without sessionId a session starts (on the agent's current
- * version); with one, the session continues on the version it started with. The user's message is
- * in the session before the model runs; the reply (and an end, if the turn ended the session) after.
+ * version); with one, the session continues on the version it started with, or, after a handoff, on
+ * the target agent's version pinned then (addressed to the starting or to the answering agent). The
+ * user's message is in the session before the model runs; the reply (and an end, if the turn ended
+ * the session) after.
  */
 export async function invoke(
   deps: AgentDeps,
@@ -107,7 +112,8 @@ export async function invoke(
       log: ctx.log,
     });
     try {
-      config = await versionConfig(deps, orgId, agentId, lease.conv.agentVersion);
+      const current = answeringAgent(lease.conv);
+      config = await versionConfig(deps, orgId, current.agentId, current.agentVersion);
     } catch (err) {
       await releaseTurn(deps, lease);
       throw err;
@@ -115,8 +121,14 @@ export async function invoke(
   }
   const { conv } = lease;
   const sessionId = conv._id;
-  const log = ctx.log.child({ sessionId, turn: lease.turn });
-  sink.session?.({ sessionId, agentId, agentVersion: conv.agentVersion, turn: lease.turn });
+  const answering = answeringAgent(conv);
+  const log = ctx.log.child({ sessionId, turn: lease.turn, agentId: answering.agentId });
+  sink.session?.({
+    sessionId,
+    agentId: answering.agentId,
+    agentVersion: answering.agentVersion,
+    turn: lease.turn,
+  });
   for (const m of lease.messages) sink.message?.(m);
 
   const greeting: ChatMessage[] =
@@ -128,7 +140,13 @@ export async function invoke(
       orgId,
       sessionId,
       turn: lease.turn,
-      agentName: conv.agentName,
+      agentName: answering.agentName,
+      session: {
+        agentId: answering.agentId,
+        agentVersion: answering.agentVersion,
+        channel: conv.channel,
+        sessionType: conv.sessionType,
+      },
       config,
       history,
       userMessage: body.message,
@@ -144,6 +162,7 @@ export async function invoke(
         lease,
         { message: err.message, kind: err.kind, provider: config.provider.kind },
         ctx.requestId,
+        { clientGone: sink.clientGone?.() },
       );
       throw new ProviderFailedError(sessionId, err.message);
     }
@@ -154,12 +173,14 @@ export async function invoke(
     maxMessages: deps.config.CONTEXT_MAX_MESSAGES,
     maxBytes: deps.config.CONTEXT_MAX_BYTES,
   });
-  const finished = await finishTurn(deps, lease, output, { ...config, context }, ctx.requestId);
+  const finished = await finishTurn(deps, lease, output, { ...config, context }, ctx.requestId, {
+    clientGone: sink.clientGone?.(),
+  });
   sink.message?.(finished.agentMessage);
   return {
     sessionId,
-    agentId,
-    agentVersion: conv.agentVersion,
+    agentId: output.handoff?.toAgentId ?? answering.agentId,
+    agentVersion: output.handoff?.toVersion ?? answering.agentVersion,
     turn: lease.turn,
     reply: output.reply,
     messages: [...lease.messages, finished.agentMessage],

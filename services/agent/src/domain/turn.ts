@@ -5,6 +5,7 @@ import { localProvider } from '../providers/local.ts';
 import { openAiProvider } from '../providers/openai.ts';
 import { completeWithRetry } from '../providers/retry.ts';
 import type { ModelProviderClient } from '../providers/types.ts';
+import type { Handoff } from '../tools/handoff-tool.ts';
 import { runTool, toolDefinitions, type ToolContext } from '../tools/toolbox.ts';
 
 /** Receives a turn's progress as it happens (the streamed answer); every method is optional. */
@@ -19,6 +20,8 @@ export interface TurnInput {
   sessionId: string;
   turn: number;
   agentName: string;
+  /** The agent answering this turn (after a handoff: the target) and the session's channel and type. */
+  session: ToolContext['session'];
   config: AgentConfig;
   /** Earlier turns (the model's view) and, for a new session, the greeting. */
   history: ChatMessage[];
@@ -35,6 +38,8 @@ export interface TurnOutput {
   /** What this turn adds to the model's view: the user message, assistant messages, tool results. */
   added: ChatMessage[];
   end?: { status: 'Completed' | 'Cancelled'; reason: string };
+  /** The turn handed the session to another agent (the first handoff of the turn). */
+  handoff?: Handoff;
 }
 
 export function providerFor(
@@ -67,6 +72,7 @@ export async function runTurn(deps: AgentDeps, input: TurnInput): Promise<TurnOu
     turn: input.turn,
     log: input.log,
     requestId: input.requestId,
+    session: input.session,
   };
   const definitions = config.tools.length > 0 ? await toolDefinitions(toolCtx, config.tools) : [];
   const system: ChatMessage[] = config.systemPrompt ? [{ role: 'system', content: config.systemPrompt }] : [];
@@ -75,6 +81,7 @@ export async function runTurn(deps: AgentDeps, input: TurnInput): Promise<TurnOu
   const toolCalls: ToolCallRecord[] = [];
   const usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, modelCalls: 0 };
   let end: TurnOutput['end'];
+  let handoff: Handoff | undefined;
 
   for (let round = 0; ; round++) {
     const offerTools = round < config.maxToolRounds && definitions.length > 0;
@@ -131,8 +138,10 @@ export async function runTurn(deps: AgentDeps, input: TurnInput): Promise<TurnOu
       sink.toolResult?.(outcome.record);
       added.push({ role: 'tool', tool_call_id: call.id, content: outcome.content });
       end ??= outcome.end;
+      handoff ??= outcome.handoff;
+      toolCtx.handedOff = handoff !== undefined;
     }
   }
   usage.totalTokens = usage.promptTokens + usage.completionTokens;
-  return { reply: parts.join('\n'), toolCalls, usage, added, end };
+  return { reply: parts.join('\n'), toolCalls, usage, added, end, handoff };
 }

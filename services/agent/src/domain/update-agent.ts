@@ -42,7 +42,7 @@ export async function updateAgent(
     if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error.issues, 'body'));
     const json = JSON.stringify(parsed.data);
     if (json === JSON.stringify(configOf(doc))) return toAgent(doc);
-    await checkReferences(deps, orgId, parsed.data, requestId);
+    await checkReferences(deps, orgId, parsed.data, requestId, id);
     const version = doc.version + 1;
     const now = deps.now();
     try {

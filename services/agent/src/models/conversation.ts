@@ -25,9 +25,17 @@ export type ConversationStatus = 'Active' | 'Completed' | 'Failed' | 'Cancelled'
 export interface ConversationDoc {
   _id: string;
   orgId: string;
+  /** The agent that started the session (the session service records it; it never changes there). */
   agentId: string;
   agentVersion: number;
   agentName: string;
+  /**
+   * After a handoff: the agent that answers the session now, at the version pinned when it took over.
+   * Null (or absent in older records): the starting agent.
+   */
+  currentAgentId?: string | null;
+  currentAgentVersion?: number | null;
+  currentAgentName?: string | null;
   channel: string;
   sessionType: string;
   status: ConversationStatus;
@@ -70,6 +78,9 @@ const schema = new Schema<ConversationDoc>(
     agentId: { type: String, required: true },
     agentVersion: { type: Number, required: true },
     agentName: { type: String, required: true },
+    currentAgentId: { type: String, default: null },
+    currentAgentVersion: { type: Number, default: null },
+    currentAgentName: { type: String, default: null },
     channel: { type: String, required: true },
     sessionType: { type: String, required: true },
     status: { type: String, required: true },
@@ -91,8 +102,38 @@ const schema = new Schema<ConversationDoc>(
 schema.index({ status: 1, idleDeadline: 1 });
 // The command relay (all organizations): sessions with commands unpublished for a while.
 schema.index({ pendingSince: 1 });
-// Every other read is by `_id` (the session id) together with orgId.
+// Every other read and write is by `_id` (the session id) alone: findConversation, updateConversation.
 
 export function conversationModel(conn: Connection) {
   return modelOn<ConversationDoc>(conn, 'Conversation', schema, 'conversations');
+}
+
+/**
+ * A session's record in the organization, or null (another organization's is null too). Read by
+ * `_id` alone and the organization compared here: FerretDB 1.24 uses an index only for a filter on
+ * `_id` alone, and a filter with `orgId` as well read the whole collection, contexts included, on
+ * every turn (measured: bench/invoke slowed to seconds per turn as sessions accumulated).
+ */
+export async function findConversation(
+  conn: Connection,
+  orgId: string,
+  sessionId: string,
+  fields?: Partial<Record<keyof ConversationDoc, 1>>,
+): Promise<ConversationDoc | null> {
+  const doc = await conversationModel(conn)
+    .findById(sessionId, fields ? { ...fields, orgId: 1 } : undefined)
+    .lean<ConversationDoc>();
+  return doc && doc.orgId === orgId ? doc : null;
+}
+
+/**
+ * Changes a record that the caller read with findConversation (so its organization was checked)
+ * and whose session lock it holds; by `_id` alone for the reason given there.
+ */
+export function updateConversation(
+  conn: Connection,
+  checked: Pick<ConversationDoc, '_id' | 'orgId'>,
+  update: Record<string, unknown>,
+) {
+  return conversationModel(conn).updateOne({ _id: checked._id }, update);
 }

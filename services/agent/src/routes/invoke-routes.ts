@@ -9,6 +9,7 @@ import {
   type Logger,
 } from '@platform/kit';
 import type { AgentDeps } from '../deps.ts';
+import { recordClientDisconnection } from '../domain/client-disconnection.ts';
 import { endByUser } from '../domain/end-conversation.ts';
 import { invoke, ProviderFailedError, type InvokeSink } from '../domain/invoke.ts';
 import { requireWriter } from '../domain/roles.ts';
@@ -75,6 +76,16 @@ export function mountInvokeRoutes(app: Express, deps: AgentDeps) {
       }
       const stream = new EventStream(res, deps.config.SSE_HEARTBEAT_MS);
       let sessionId: string | undefined;
+      // A client that leaves before the stream ends is a `disconnection` event, recorded once: with the
+      // turn when it was gone by then, else on its own once the turn is over.
+      let departureRecorded = false;
+      const recordDeparture = async () => {
+        if (!stream.closedByClient || departureRecorded || !sessionId) return;
+        departureRecorded = true;
+        await recordClientDisconnection(deps, identity.orgId, sessionId, requestId).catch((err: Error) =>
+          log.warn({ err: err.message, sessionId }, 'could not record the disconnection of a client'),
+        );
+      };
       const sink: InvokeSink = {
         session: (info) => {
           sessionId = info.sessionId;
@@ -84,6 +95,7 @@ export function mountInvokeRoutes(app: Express, deps: AgentDeps) {
         delta: (text) => stream.send('delta', { text }),
         toolCall: (call) => stream.send('tool_call', call),
         toolResult: (record) => stream.send('tool_result', record),
+        clientGone: () => (departureRecorded = stream.closedByClient),
       };
       let result: InvokeResult;
       let replayed = false;
@@ -93,6 +105,7 @@ export function mountInvokeRoutes(app: Express, deps: AgentDeps) {
         ));
       } catch (err) {
         if (!stream.isOpen) throw err; // nothing streamed yet: an ordinary problem+json
+        await recordDeparture();
         const failed = err instanceof ProviderFailedError;
         stream.send('error', {
           ...problemOf(err, log),
@@ -112,6 +125,7 @@ export function mountInvokeRoutes(app: Express, deps: AgentDeps) {
         });
         stream.send('delta', { text: result.reply });
       }
+      await recordDeparture();
       stream.send('done', result);
       stream.end();
     },

@@ -2,6 +2,7 @@ import type { AgentTool, ToolCallRecord } from '@platform/contracts';
 import type { Logger } from '@platform/kit';
 import type { AgentDeps } from '../deps.ts';
 import type { ChatTool, ModelToolCall } from '../providers/types.ts';
+import { handoffParameters, runHandoffTool, type Handoff } from './handoff-tool.ts';
 import { runIntegrationTool } from './integration-tool.ts';
 import { runWorkflowTool } from './workflow-tool.ts';
 
@@ -13,6 +14,10 @@ export interface ToolContext {
   turn: number;
   log: Logger;
   requestId: string;
+  /** The agent answering this turn and the session's channel and type (what a handoff checks). */
+  session: { agentId: string; agentVersion: number; channel: string; sessionType: string };
+  /** A handoff already happened in this turn (a second one is refused). */
+  handedOff?: boolean;
 }
 
 export interface ToolOutcome {
@@ -21,6 +26,8 @@ export interface ToolOutcome {
   content: string;
   /** The agent's end_session tool was called. */
   end?: { status: 'Completed' | 'Cancelled'; reason: string };
+  /** The agent's handoff tool was called and the target takes the session over. */
+  handoff?: Handoff;
 }
 
 const anyObject = { type: 'object', additionalProperties: true };
@@ -54,6 +61,14 @@ export async function toolDefinitions(ctx: ToolContext, tools: AgentTool[]): Pro
         return {
           type: 'function',
           function: { name: tool.name, description, parameters: endSessionParameters },
+        };
+      }
+      if (tool.type === 'handoff') {
+        const description =
+          tool.description ?? 'Hand the conversation over to another agent better suited to it.';
+        return {
+          type: 'function',
+          function: { name: tool.name, description, parameters: handoffParameters },
         };
       }
       if (tool.type === 'workflow') {
@@ -116,7 +131,10 @@ export async function runTool(
   const tool = tools.find((t) => t.name === call.name);
   const args = parseArguments(call.arguments);
   const base = { id: call.id, name: call.name, type: tool?.type ?? ('unknown' as const) };
-  const done = (outcome: { output?: unknown; error?: string }, end?: ToolOutcome['end']): ToolOutcome => ({
+  const done = (
+    outcome: { output?: unknown; error?: string },
+    more: Pick<ToolOutcome, 'end' | 'handoff'> = {},
+  ): ToolOutcome => ({
     record: {
       ...base,
       arguments: args.ok ? args.value : call.arguments,
@@ -126,7 +144,7 @@ export async function runTool(
     content: JSON.stringify(
       outcome.error !== undefined ? { error: outcome.error } : (outcome.output ?? null),
     ),
-    end,
+    ...more,
   });
   if (!tool) return done({ error: `there is no tool named ${call.name}` });
   if (!args.ok) return done({ error: args.error });
@@ -138,7 +156,11 @@ export async function runTool(
           typeof args.value.reason === 'string' && args.value.reason
             ? args.value.reason
             : 'ended by the agent';
-        return done({ output: { ended: true, status } }, { status, reason: reason.slice(0, 500) });
+        return done({ output: { ended: true, status } }, { end: { status, reason: reason.slice(0, 500) } });
+      }
+      case 'handoff': {
+        const { output, handoff } = await runHandoffTool(ctx, tool, args.value);
+        return done({ output }, { handoff });
       }
       case 'integration_action':
         return done({ output: await runIntegrationTool(ctx, tool, args.value, call.id) });

@@ -35,8 +35,8 @@ const terminal = new Set<string>(terminalStatuses);
  * Starts an execution of the workflow's current version with the arguments as input, and waits until
  * it finishes or `timeoutSeconds` pass. Waking up: the execution's terminal domain events
  * (`evt.execution.succeeded|failed|cancelled`, core NATS), with a poll as the safety net. The state is
- * read back by starting the same execution id again, which the execution service answers with the
- * existing execution (a repeated start is a no-op), output included.
+ * read back with `svc.execution.get` (output included). The start itself is idempotent: a call
+ * repeated (a retried turn) starts the same execution id, which answers the existing execution.
  */
 export async function runWorkflowTool(
   ctx: ToolContext,
@@ -64,15 +64,15 @@ export async function runWorkflowTool(
       }
     },
   });
-  const start = () =>
-    rpcRequest(
+  const get = () =>
+    rpcRequest(deps.nc, executionRpc.get, { orgId, executionId }, { requestId: ctx.requestId });
+  try {
+    let execution: Execution = await rpcRequest(
       deps.nc,
       executionRpc.start,
       { orgId, executionId, workflow, input, trigger: { kind: 'manual' } },
       { requestId: ctx.requestId },
     );
-  try {
-    let execution: Execution = await start();
     let pollMs = 250;
     while (!terminal.has(execution.status)) {
       const left = deadline - Date.now();
@@ -89,7 +89,7 @@ export async function runWorkflowTool(
         };
       });
       pollMs = Math.min(pollMs * 2, 2_000);
-      execution = await start();
+      execution = await get();
     }
     if (execution.status !== 'succeeded') {
       const why = execution.error ? `: ${execution.error.message}` : '';

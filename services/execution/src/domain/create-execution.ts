@@ -79,14 +79,19 @@ export async function materialize(deps: ExecutionDeps, spec: NewExecution): Prom
 export async function startExecution(
   deps: ExecutionDeps,
   spec: NewExecution,
-  options: { requestId?: string } = {},
+  options: { requestId?: string; freshId?: boolean } = {},
 ): Promise<ExecutionDoc> {
-  const executions = executionModel(deps.db);
-  const existing = await executions.findById(spec.id).lean();
-  if (existing) {
-    if (existing.orgId !== spec.orgId)
-      throw new ValidationError([{ field: 'executionId', message: 'is taken' }]);
-    return existing;
+  // An id the caller chose (schedule tick, event, agent tool call) may have been started before:
+  // that start is the answer. An id just drawn at random here cannot exist, which spares a read.
+  if (!options.freshId) {
+    const existing = await executionModel(deps.db)
+      .collection.findOne({ _id: spec.id } as never)
+      .then((d) => d as ExecutionDoc | null);
+    if (existing) {
+      if (existing.orgId !== spec.orgId)
+        throw new ValidationError([{ field: 'executionId', message: 'is taken' }]);
+      return existing;
+    }
   }
   const message: ExecutionRunMessage = { executionId: spec.id, orgId: spec.orgId, create: spec };
   const payload = JSON.stringify(message);

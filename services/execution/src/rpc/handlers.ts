@@ -3,6 +3,7 @@ import { executionRpc } from '@platform/contracts';
 import { serveRpc, type InFlight } from '@platform/kit';
 import type { ExecutionDeps } from '../deps.ts';
 import { startExecution } from '../domain/create-execution.ts';
+import { getExecution } from '../domain/get-execution.ts';
 import { newExecutionId } from '../domain/retry-execution.ts';
 import { toExecution } from '../domain/views.ts';
 
@@ -24,11 +25,13 @@ export function serveExecutionRpc(deps: ExecutionDeps, inFlight: InFlight): Subs
             trigger: req.trigger,
             createdAt: new Date().toISOString(),
           },
-          { requestId },
+          { requestId, freshId: req.executionId === undefined },
         );
         return toExecution(doc);
       },
       options,
     ),
+    // The same read as GET /executions/{id}: scoped by the organization (another's is not found).
+    serveRpc(deps.nc, executionRpc.get, (req) => getExecution(deps, req.orgId, req.executionId), options),
   ];
 }

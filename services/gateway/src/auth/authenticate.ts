@@ -1,11 +1,9 @@
-import type { Request, RequestHandler } from 'express';
 import type { ApiKeyIdentity, Identity } from '@platform/contracts';
 import { AppError, ForbiddenError, UnauthorizedError, UnavailableError } from '@platform/kit';
 import type { AccessClaims } from './access-tokens.ts';
 import { looksLikeApiKey } from './api-keys.ts';
+import type { Exchange, Guard } from '../exchange.ts';
 import type { RevocationList } from './revocations.ts';
-
-export type GatewayRequest = Request & { identity?: Identity; requestId?: string; internalToken?: string };
 
 export interface Authenticators {
   isPublic: (method: string, path: string) => boolean;
@@ -52,30 +50,30 @@ async function identify(auth: Authenticators, token: string): Promise<Omit<Ident
  * verified caller is put on the request for the rate limiter and the internal token. Viewers may
  * only read. A missing or bad credential is a 401 with `WWW-Authenticate` (RFC 6750).
  */
-export function authenticate(auth: Authenticators): RequestHandler {
-  return async (req, _res, next) => {
+export function authenticate(auth: Authenticators): Guard {
+  return async (x: Exchange) => {
+    if (auth.isPublic(x.method, x.path)) return;
+    const header = x.req.headers.authorization;
+    if (!header) throw new UnauthorizedError('Send Authorization: Bearer <access token or API key>');
+    const match = /^Bearer +([^\s]+)$/i.exec(header);
+    if (!match) throw invalidToken('The Authorization header must be `Bearer <token>`');
+    let identity: Omit<Identity, 'requestId'>;
     try {
-      if (auth.isPublic(req.method, req.path)) return next();
-      const header = req.headers.authorization;
-      if (!header) throw new UnauthorizedError('Send Authorization: Bearer <access token or API key>');
-      const match = /^Bearer +([^\s]+)$/i.exec(header);
-      if (!match) throw invalidToken('The Authorization header must be `Bearer <token>`');
       if (!auth.revocations.isLoaded()) await auth.revocations.ready;
-      const identity = await identify(auth, match[1]!);
-      if (
-        identity.role === 'viewer' &&
-        !safeMethods.has(req.method) &&
-        !viewerWrites.has(`${req.method} ${req.path}`)
-      ) {
-        throw new ForbiddenError('Viewers may only read');
-      }
-      (req as GatewayRequest).identity = identity;
-      next();
+      identity = await identify(auth, match[1]!);
     } catch (err) {
-      if (err instanceof AppError && err.status < 500) return next(err);
+      if (err instanceof AppError && err.status < 500) throw err;
       // NATS down or auth not answering: the credential could not be checked, which is not the
       // client's fault (503 with Retry-After, never a 401 that would make it drop a good key).
-      next(new UnavailableError('Credentials cannot be checked right now; retry later'));
+      throw new UnavailableError('Credentials cannot be checked right now; retry later');
     }
+    if (
+      identity.role === 'viewer' &&
+      !safeMethods.has(x.method) &&
+      !viewerWrites.has(`${x.method} ${x.path}`)
+    ) {
+      throw new ForbiddenError('Viewers may only read');
+    }
+    x.identity = identity;
   };
 }

@@ -47,6 +47,15 @@ export async function syncTriggers(deps: WorkflowDeps, doc: WorkflowDoc): Promis
   } else {
     await eventTriggerModel(deps.db).deleteOne({ _id: doc._id });
   }
-  await deps.eventTriggers.refresh(deps.db).catch(() => undefined);
+  // This replica's matcher and the consumer's filter follow at once; should that fail (NATS or the
+  // database briefly away), the periodic reload does it within EVENT_TRIGGER_REFRESH_MS.
+  await deps.eventTriggers
+    .refresh(deps.db)
+    .catch((err: Error) =>
+      deps.logger.warn(
+        { err: err.message },
+        'event triggers not reloaded after a change; the next reload will',
+      ),
+    );
   return nextRunAt;
 }

@@ -1,0 +1,3 @@
+module platform.local/loadgen
+
+go 1.22
