@@ -84,7 +84,8 @@ describe('session metrics', () => {
         publishStart(h.js, { orgId: edgeOrg, startTime: new Date(ms), channel: 'SIP' }),
       ),
     );
-    const m = await waitMetrics((x) => x.totalSessions === 7, edgeOrg);
+    // The total and the hour/day counts are separate documents updated concurrently: wait for both.
+    const m = await waitMetrics((x) => x.totalSessions === 7 && x.recentSessions >= inside.length, edgeOrg);
     expect(m.recentSessions).toBe(inside.length);
     expect(m.totalSessions).toBe(7);
     expect(m.topChannel).toEqual({ channel: 'SIP', count: 7 });

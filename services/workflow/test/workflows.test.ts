@@ -132,7 +132,9 @@ describe('workflows API', () => {
     const key = { 'idempotency-key': `key-${Date.now()}` };
     const a = await me.call('POST', `${base()}/${wf.id}/execute`, { input: { x: 1 } }, key);
     expect(a.status).toBe(202);
-    expect(a.body).toMatchObject({ status: 'queued', workflowId: wf.id, input: { x: 1 } });
+    expect(a.body).toMatchObject({ workflowId: wf.id, input: { x: 1 } });
+    // The execution as it is when answered: usually queued; a fast runner may already have run it.
+    expect(['queued', 'running', 'succeeded']).toContain(a.body.status);
     const b = await me.call('POST', `${base()}/${wf.id}/execute`, { input: { x: 1 } }, key);
     expect(b.status).toBe(202);
     expect(b.body.id).toBe(a.body.id);
