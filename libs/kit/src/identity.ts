@@ -6,6 +6,7 @@ import { UnauthorizedError } from './errors.ts';
  * The gateway turns a verified access token or API key into a short-lived internal token (HS256
  * under INTERNAL_TOKEN_SECRET, 60 s) that services verify on every request; a bare identity header
  * is never trusted, so a request that reaches a service directly without this token gets 401.
+ * Services verify it on every request (from a cache of verified tokens, see verifyInternalToken).
  */
 export const INTERNAL_TOKEN_HEADER = 'x-internal-token';
 const issuer = 'platform-gateway';
@@ -17,8 +18,8 @@ const internalHeader = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'internal
 );
 
 /**
- * Signed with node:crypto's HMAC directly: the gateway signs one token per request, and WebCrypto's
- * asynchronous sign (what jose uses) costs several times more CPU for the same JWS.
+ * Signed with node:crypto's HMAC directly: WebCrypto's asynchronous sign (what jose uses) costs
+ * several times more CPU for the same JWS. The gateway reuses a caller's token for half its lifetime.
  */
 export async function signInternalToken(
   secret: string,

@@ -78,7 +78,12 @@ function guardedLookup(hostname: string, options: object, callback: LookupCallba
 }
 
 const agents = new Map<boolean, Agent>();
-function agentFor(allowPrivate: boolean): Agent {
+/**
+ * The undici dispatcher of the outbound address policy: without `allowPrivate` its DNS lookup refuses
+ * private addresses, so rebinding cannot slip past the URL check. Shared with callers that need the
+ * response as a stream (outboundFetch reads whole bodies).
+ */
+export function outboundAgent(allowPrivate: boolean): Agent {
   let agent = agents.get(allowPrivate);
   if (!agent) {
     agent = new Agent({
@@ -169,7 +174,7 @@ export async function outboundFetch(
     res = await undiciFetch(url, {
       ...init,
       redirect: 'manual',
-      dispatcher: agentFor(options.allowPrivateNetwork),
+      dispatcher: outboundAgent(options.allowPrivateNetwork),
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
     });
   } catch (err) {

@@ -1,45 +1,12 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent, fetch, type RequestInit, type Response } from 'undici';
-import { checkOutboundUrl, isPrivateAddress, OutboundBlockedError } from '@platform/kit';
+import { fetch, type RequestInit, type Response } from 'undici';
+import { checkOutboundUrl, OutboundBlockedError, outboundAgent } from '@platform/kit';
 import { blocked, timedOut, unreachable } from './errors.ts';
 
 /**
  * A fetch whose response body is read as a stream (server-sent events of a streamed completion),
- * under the same address policy as the kit's outboundFetch: the URL is checked, and without
- * `allowPrivateNetwork` the socket's DNS lookup refuses private addresses, so rebinding cannot
- * slip past. (outboundFetch reads whole bodies; streaming needs the response as it arrives.)
+ * under the kit's outbound address policy: the URL is checked, and the kit's dispatcher refuses
+ * private addresses at DNS lookup unless `allowPrivateNetwork`.
  */
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-function guardedLookup(hostname: string, options: object, callback: LookupCallback) {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '');
-    const list = addresses as LookupAddress[];
-    if (list.some((a) => isPrivateAddress(a.address))) {
-      return callback(new OutboundBlockedError(hostname) as unknown as NodeJS.ErrnoException, '');
-    }
-    if ((options as { all?: boolean }).all) return callback(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
-}
-
-const agents = new Map<boolean, Agent>();
-function agentFor(allowPrivate: boolean): Agent {
-  let agent = agents.get(allowPrivate);
-  if (!agent) {
-    agent = new Agent({
-      keepAliveTimeout: 10_000,
-      connect: allowPrivate ? {} : { lookup: guardedLookup as never },
-    });
-    agents.set(allowPrivate, agent);
-  }
-  return agent;
-}
-
 export async function streamingFetch(
   who: string,
   rawUrl: string,
@@ -56,7 +23,7 @@ export async function streamingFetch(
     return await fetch(url, {
       ...init,
       redirect: 'manual',
-      dispatcher: agentFor(options.allowPrivateNetwork),
+      dispatcher: outboundAgent(options.allowPrivateNetwork),
     });
   } catch (err) {
     throw streamFailure(who, err, url.host);
