@@ -244,8 +244,10 @@ console.log(
     `JetStream publish ${baseline.publish.perSecond.toFixed(0)}/s (p50 ${ms(baseline.publish.p50)})`,
 );
 console.log(
-  `storage per execution: 3 writes (insert; start + step 1 + step 2 running; step 2 result + step 3 + finish, logs batched into them) ` +
-    `and 3 reads by _id (workflow, execution, cancel request); JetStream: 1 work message, 3 events, 1 ack`,
+  `storage per execution: 3 writes (insert by the creator or the runner, whichever comes first; start + step 1 + step 2 running; ` +
+    `step 2 result + step 3 + finish, logs batched into them), sometimes 1 refused insert (the other one's), no reads ` +
+    `(workflow from the execute-path cache, cancel requests from the replicas' KV mirror, a new execution's first delivery unread); ` +
+    `JetStream: 1 work message, 3 events, 1 ack`,
 );
 console.log(
   `memory (RSS): gateway ${rssMb(stack.gateway?.process.child.pid)}, workflow ${rssMb(stack.services.workflow?.process.child.pid)}, ` +

@@ -235,18 +235,28 @@ export const executionRpc = {
   get: defineRpc('svc.execution.get', GetExecutionRequest, Execution),
 };
 
-/**
- * The work queue of the engine: one message per execution for its whole life (`exec.run.<id>`);
- * `exec.cancel.<id>` (core NATS, every replica) aborts the step in progress.
- */
+/** The work queue of the engine: one message per execution for its whole life (`exec.run.<id>`). */
 export const executionQueue = {
   stream: 'EXECUTIONS',
   subjects: ['exec.run.>'],
   durable: 'execution-runner',
   runSubject: (executionId: string) => `exec.run.${executionId}`,
-  cancelSubject: (executionId: string) => `exec.cancel.${executionId}`,
-  cancelWildcard: 'exec.cancel.*',
 } as const;
+
+/**
+ * Cancel requests, mirrored in memory by every execution replica from this KV bucket (key: the
+ * execution id): the replica running the execution aborts its step in progress, and a replica
+ * picking an execution up checks its mirror instead of reading storage. Entries expire after
+ * `maxAgeMs`; executions created longer ago than `trustMirrorForMs` read the stored request.
+ */
+export const executionCancelBucket = {
+  name: 'exec_cancels',
+  maxAgeMs: 86_400_000,
+  trustMirrorForMs: 43_200_000,
+} as const;
+
+export const ExecutionCancelEntry = z.object({ orgId: Id, requestedAt: z.string().datetime() });
+export type ExecutionCancelEntry = z.infer<typeof ExecutionCancelEntry>;
 
 /** What a new execution is made of; the first work message carries it (see docs/workflows.md). */
 export const NewExecution = z.object({

@@ -14,6 +14,8 @@ export * from './nats/in-flight.ts';
 export * from './nats/rpc.ts';
 export * from './nats/jetstream.ts';
 export * from './nats/consumer-filter.ts';
+export * from './nats/kv-mirror.ts';
+export * from './nats/event-watch.ts';
 export * from './crypto.ts';
 export * from './http/request-context.ts';
 export * from './pagination.ts';

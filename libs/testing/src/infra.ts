@@ -121,7 +121,9 @@ export async function startMongo(options: { dir?: string; port?: number; keepDir
           `--listen-addr=127.0.0.1:${port}`,
           '--telemetry=disable',
           `--state-dir=${dir}`,
-          '--debug-addr=-',
+          // Off unless a benchmark asks for FerretDB's pprof handler (bench/executions does, to show
+          // where the storage server's time goes).
+          `--debug-addr=${process.env.FERRETDB_DEBUG_ADDR ?? '-'}`,
           '--log-level=warn',
         ],
       };

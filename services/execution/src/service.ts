@@ -15,7 +15,7 @@ export const executionService: ServiceDefinition<typeof executionEnv> = {
   async start({ config, logger, nats, js, db, inFlight, readiness }) {
     const deps: ExecutionDeps = { config, db, logger, nc: nats.nc, js, cancels: new CancelSignals() };
     await ensureEventStreams(nats.nc);
-    deps.cancels.listen(nats.nc);
+    deps.cancels.listen(nats.nc, logger);
     const runner = new Runner(deps);
     const subscriptions = serveExecutionRpc(deps, inFlight);
     const consumer = await startRunnerConsumer(deps, runner, inFlight);

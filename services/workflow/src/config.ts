@@ -13,6 +13,11 @@ export const workflowEnv = {
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(1_000),
   /** How often each replica reloads the event triggers (changes made elsewhere take this long). */
   EVENT_TRIGGER_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
+  /**
+   * How long the execute paths may use a workflow read earlier (0: always read). Changes made at
+   * another replica reach this one by event within milliseconds; this bounds a missed event.
+   */
+  WORKFLOW_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** How long to wait for the execution service to queue an execution. */
   START_TIMEOUT_MS: z.coerce.number().int().min(500).default(10_000),
 };

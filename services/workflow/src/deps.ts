@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Logger, Outbox } from '@platform/kit';
 import type { workflowEnv } from './config.ts';
 import type { EventTriggerCache } from './domain/event-trigger-cache.ts';
+import type { WorkflowCache } from './domain/workflow-cache.ts';
 
 export type WorkflowConfig = z.infer<z.ZodObject<typeof workflowEnv>> & {
   INTERNAL_TOKEN_SECRET: string;
@@ -18,4 +19,6 @@ export interface WorkflowDeps {
   nc: NatsConnection;
   outbox: Outbox;
   eventTriggers: EventTriggerCache;
+  /** Live workflows for the execute paths (see workflow-cache.ts). */
+  workflows: WorkflowCache;
 }

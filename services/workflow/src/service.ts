@@ -4,6 +4,7 @@ import { workflowEnv } from './config.ts';
 import type { WorkflowDeps } from './deps.ts';
 import { EventTriggerCache } from './domain/event-trigger-cache.ts';
 import { startScheduler } from './domain/scheduler.ts';
+import { WorkflowCache } from './domain/workflow-cache.ts';
 import { followEventTriggerTypes, startEventTriggerConsumer } from './rpc/event-consumer.ts';
 import { serveWorkflowRpc } from './rpc/handlers.ts';
 
@@ -16,7 +17,9 @@ export const workflowService: ServiceDefinition<typeof workflowEnv> = {
     const outbox = new Outbox(db, js, logger);
     outbox.start();
     const eventTriggers = new EventTriggerCache();
-    const deps: WorkflowDeps = { config, db, logger, nc: nats.nc, outbox, eventTriggers };
+    const workflows = new WorkflowCache(config.WORKFLOW_CACHE_TTL_MS);
+    workflows.listen(nats.nc);
+    const deps: WorkflowDeps = { config, db, logger, nc: nats.nc, outbox, eventTriggers, workflows };
     // The consumer starts filtered to the event types of the triggers in the database; from then on
     // every reload (periodic, or after a change made here) sets the filter to the types in use.
     const jsm = await js.jetstreamManager();
@@ -33,6 +36,7 @@ export const workflowService: ServiceDefinition<typeof workflowEnv> = {
       stop: async () => {
         stopScheduler();
         eventTriggers.stop();
+        workflows.stop();
         outbox.stop();
         for (const s of subscriptions) s.unsubscribe();
         await consumer.stop();

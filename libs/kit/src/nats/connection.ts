@@ -23,6 +23,10 @@ export async function connectNats(servers: string, name: string, logger: Logger)
     reconnectJitter: 250,
     pingInterval: 5_000,
     maxPingOut: 2,
+    // nats.js otherwise builds two Error objects (with stack traces) for every request and
+    // JetStream publish, only to enrich a possible failure: measured at 6 % of the execution
+    // service's CPU under load. Failures keep their message and cause.
+    noAsyncTraces: true,
   });
   let connected = true;
   logger.info({ server: nc.getServer() }, 'nats connected');

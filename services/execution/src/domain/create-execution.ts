@@ -26,6 +26,14 @@ async function buildDoc(deps: ExecutionDeps, spec: NewExecution): Promise<Execut
       }
     }
   }
+  return newExecutionDoc(spec, reused);
+}
+
+/** The document of a new execution as its creator stores it (the runner builds the same one). */
+export function newExecutionDoc(
+  spec: NewExecution,
+  reused: ReadonlyMap<string, StepStateDoc> = new Map(),
+): ExecutionDoc {
   return {
     _id: spec.id,
     orgId: spec.orgId,
@@ -57,17 +65,26 @@ async function buildDoc(deps: ExecutionDeps, spec: NewExecution): Promise<Execut
   };
 }
 
-/** Inserts the document unless it exists (a second creator loses the unique insert and reads it). */
-export async function materialize(deps: ExecutionDeps, spec: NewExecution): Promise<ExecutionDoc> {
+/**
+ * Inserts the document unless it exists: a second creator loses the unique insert and reads it.
+ * With `keepOwnOnConflict` (an id drawn here, so the only other writer is the runner of this very
+ * execution, which stored this same document first) the built document is the answer, unread.
+ */
+export async function materialize(
+  deps: ExecutionDeps,
+  spec: NewExecution,
+  options: { keepOwnOnConflict?: boolean } = {},
+): Promise<{ doc: ExecutionDoc; inserted: boolean }> {
   const doc = await buildDoc(deps, spec);
   try {
     await executionModel(deps.db).collection.insertOne(doc as never, { ignoreUndefined: true });
-    return doc;
+    return { doc, inserted: true };
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
+    if (options.keepOwnOnConflict) return { doc, inserted: false };
     const existing = await executionModel(deps.db).findById(spec.id).lean();
     if (!existing) throw err;
-    return existing;
+    return { doc: existing, inserted: false };
   }
 }
 
@@ -114,8 +131,10 @@ export async function startExecution(
   } catch (err) {
     throw new UnavailableError(`The execution queue is unavailable: ${(err as Error).message}`);
   }
-  const doc = await materialize(deps, spec);
-  // The runner publishes it again before `running`; this one is for executions that wait.
+  const { doc, inserted } = await materialize(deps, spec, { keepOwnOnConflict: options.freshId === true });
+  // Whoever stored the document announces `queued`: here, or the runner that got there first.
+  // (A chosen id found stored announces it again: its first creator may have crashed before.)
+  if (!inserted && options.freshId) return doc;
   await publishTransition(deps, doc, 'queued', options.requestId).catch((err: unknown) =>
     deps.logger.warn(
       { err: (err as Error).message, executionId: spec.id },

@@ -1,29 +1,60 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { executionQueue } from '@platform/contracts';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ExecutionCancelEntry, executionCancelBucket } from '@platform/contracts';
+import { KvMirror, UnavailableError, type Logger } from '@platform/kit';
 
 /**
- * Every replica listens to `exec.cancel.*` (plain NATS, no queue group): the one running the
- * execution aborts its step in progress at once. The request itself is stored (cancel_requests), so
- * a replica that picks the execution up later sees it too.
+ * Cancel requests as every replica sees them: each one mirrors the `exec_cancels` KV bucket in
+ * memory. The replica running the execution aborts its step in progress as the entry arrives, and
+ * a replica picking an execution up asks the mirror instead of reading storage (the request is
+ * also stored in cancel_requests, which stays the record once the bucket's entry has expired).
  */
 export class CancelSignals {
   private readonly controllers = new Map<string, AbortController>();
-  private sub: Subscription | undefined;
+  private readonly requests = new Map<string, Date>();
+  private mirror: KvMirror | undefined;
+  private nc: NatsConnection | undefined;
+  private kv: Promise<KV> | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
 
-  listen(nc: NatsConnection) {
-    this.sub = nc.subscribe(executionQueue.cancelWildcard, {
-      callback: (err, msg) => {
-        if (err) return;
-        const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
-        this.controllers.get(id)?.abort(new Error('cancelled'));
+  listen(nc: NatsConnection, logger: Logger) {
+    this.nc = nc;
+    this.mirror = new KvMirror({
+      nc,
+      logger,
+      bucket: executionCancelBucket,
+      onEntry: (key, operation, value) => {
+        if (operation !== 'PUT') return void this.requests.delete(key);
+        const entry = ExecutionCancelEntry.safeParse(value());
+        if (!entry.success) return;
+        this.requests.set(key, new Date(entry.data.requestedAt));
+        this.controllers.get(key)?.abort(new Error('cancelled'));
       },
     });
+    this.sweeper = setInterval(() => {
+      const oldest = Date.now() - executionCancelBucket.maxAgeMs;
+      for (const [id, at] of this.requests) if (at.getTime() < oldest) this.requests.delete(id);
+    }, 60_000);
+    this.sweeper.unref();
+  }
+
+  /**
+   * The cancel request of an execution created at `createdAt`, from the mirror when it can answer
+   * (loaded, and the execution young enough that its request cannot have expired from the bucket);
+   * `undefined` when the caller must read the stored request.
+   */
+  fromMirror(executionId: string, createdAt: Date): { requestedAt?: Date } | undefined {
+    if (!this.mirror?.isLoaded()) return undefined;
+    if (Date.now() - createdAt.getTime() > executionCancelBucket.trustMirrorForMs) return undefined;
+    const requestedAt = this.requests.get(executionId);
+    return requestedAt ? { requestedAt } : {};
   }
 
   /** The signal of an execution being run here; release it when done. */
   register(executionId: string): AbortSignal {
     const controller = new AbortController();
     this.controllers.set(executionId, controller);
+    if (this.requests.has(executionId)) controller.abort(new Error('cancelled'));
     return controller.signal;
   }
 
@@ -31,11 +62,24 @@ export class CancelSignals {
     this.controllers.delete(executionId);
   }
 
-  broadcast(nc: NatsConnection, executionId: string) {
-    nc.publish(executionQueue.cancelSubject(executionId), '');
+  /** Tells every replica (through the bucket) that the execution is to be cancelled. */
+  async announce(orgId: string, executionId: string, requestedAt: Date) {
+    if (!this.nc) throw new UnavailableError('cancel signals are not started');
+    const entry: ExecutionCancelEntry = { orgId, requestedAt: requestedAt.toISOString() };
+    this.kv ??= new Kvm(this.nc).create(executionCancelBucket.name, {
+      ttl: executionCancelBucket.maxAgeMs,
+      history: 1,
+    });
+    try {
+      await (await this.kv).put(executionId, JSON.stringify(entry));
+    } catch (err) {
+      this.kv = undefined; // bound again on the next request (NATS may have been away)
+      throw new UnavailableError(`The cancel signal could not be sent: ${(err as Error).message}`);
+    }
   }
 
   stop() {
-    this.sub?.unsubscribe();
+    this.mirror?.stop();
+    clearInterval(this.sweeper);
   }
 }

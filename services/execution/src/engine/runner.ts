@@ -2,7 +2,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { terminalStatuses, type ExecutionRunMessage, type Step } from '@platform/contracts';
 import { isDependencyFailure, UnavailableError, type Logger } from '@platform/kit';
 import type { ExecutionDeps } from '../deps.ts';
-import { materialize } from '../domain/create-execution.ts';
+import { materialize, newExecutionDoc } from '../domain/create-execution.ts';
 import { cancelRequestModel } from '../models/cancel-request.ts';
 import { executionModel, type ExecutionDoc, type StepStateDoc } from '../models/execution.ts';
 import { acquireSlot, releaseSlot } from './concurrency.ts';
@@ -49,21 +49,36 @@ export class Runner {
   }
 
   private async process(message: ExecutionRunMessage, ctx: { msg: JsMsg; log: Logger; requestId: string }) {
-    // The driver's own findOne: mongoose's query building costs more CPU than the read itself.
-    let doc = (await executionModel(this.deps.db).collection.findOne({
-      _id: message.executionId,
-    } as never)) as ExecutionDoc | null;
+    const spec = message.create;
+    let doc: ExecutionDoc | null;
     let createdHere = false;
-    if (!doc) {
-      if (!message.create) {
-        ctx.log.error({ executionId: message.executionId }, 'work message for an unknown execution dropped');
-        return;
+    let unconfirmed = false;
+    if (spec && !spec.reuse && ctx.msg.info.deliveryCount === 1) {
+      // First delivery of a new execution: nobody has run it, so the stored document (if its
+      // creator has inserted it yet) is exactly the one the message describes. No read; the first
+      // flush inserts it if it is still missing (see Run.flush).
+      doc = newExecutionDoc(spec);
+      unconfirmed = true;
+    } else {
+      // The driver's own findOne: mongoose's query building costs more CPU than the read itself.
+      doc = (await executionModel(this.deps.db).collection.findOne({
+        _id: message.executionId,
+      } as never)) as ExecutionDoc | null;
+      if (!doc) {
+        if (!spec) {
+          ctx.log.error(
+            { executionId: message.executionId },
+            'work message for an unknown execution dropped',
+          );
+          return;
+        }
+        doc = (await materialize(this.deps, spec)).doc;
+        createdHere = true; // its creator crashed before storing it (and publishing `queued`)
       }
-      doc = await materialize(this.deps, message.create);
-      createdHere = true; // its creator crashed before publishing `queued`
     }
     if (doc.orgId !== message.orgId) return;
     const run = new Run(this.deps, doc, ctx.msg, ctx.log.child({ executionId: doc._id }), ctx.requestId);
+    run.unconfirmed = unconfirmed;
     if (terminalStatuses.includes(doc.status)) {
       await this.afterTerminal(run);
       return;
@@ -74,9 +89,7 @@ export class Runner {
       Math.max(500, this.deps.config.EXECUTION_ACK_WAIT_MS / 3),
     );
     try {
-      const cancelled = (await cancelRequestModel(this.deps.db).collection.findOne({
-        _id: doc._id,
-      } as never)) as { requestedAt?: Date } | null;
+      const cancelled = await this.cancelRequest(doc);
       if (cancelled || signal.aborted) return await this.cancel(run, cancelled?.requestedAt);
       if (doc.status === 'running') {
         // Resumed (after a park or a crash): its `running` event may not have gone out.
@@ -90,6 +103,15 @@ export class Runner {
       clearInterval(beat);
       this.deps.cancels.release(doc._id);
     }
+  }
+
+  /** The execution's cancel request: from the replicas' mirror while it can answer, else stored. */
+  private async cancelRequest(doc: ExecutionDoc): Promise<{ requestedAt?: Date } | null> {
+    const mirrored = this.deps.cancels.fromMirror(doc._id, doc.createdAt);
+    if (mirrored) return mirrored.requestedAt ? mirrored : null;
+    return (await cancelRequestModel(this.deps.db).collection.findOne({
+      _id: doc._id,
+    } as never)) as { requestedAt?: Date } | null;
   }
 
   /** queued → running, once a concurrency slot (if the workflow has a limit) is free. */
@@ -228,10 +250,13 @@ export class Runner {
     return this.finish(run, 'cancelled', { kind: 'cancelled', message: 'The execution was cancelled' });
   }
 
-  /** After the terminal state is stored: its event (again, if a crash came between) and the slot. */
+  /**
+   * After the terminal state is stored: its event, unless this run's flush just published it (a
+   * crash between storing and publishing leaves it to the redelivery), and the slot.
+   */
   private async afterTerminal(run: Run) {
     const d = run.doc;
-    await publishTransition(this.deps, d, d.status, run.requestId);
+    if (!run.published.has(d.status)) await publishTransition(this.deps, d, d.status, run.requestId);
     if (d.slotId) await releaseSlot(this.deps, d.slotId, d._id);
   }
 
@@ -244,12 +269,17 @@ export class Runner {
   }
 }
 
-/** Stores a cancel request (idempotent) and tells every replica to abort the step in progress. */
+/**
+ * Stores a cancel request (idempotent), then announces it in the cancel bucket: the replica running
+ * the execution aborts the step in progress, and every replica's mirror has it. If the
+ * announcement fails the caller gets a 503 and repeats the request (the stored part is a no-op).
+ */
 export async function requestCancel(deps: ExecutionDeps, orgId: string, executionId: string): Promise<void> {
+  const requestedAt = new Date();
   try {
-    await cancelRequestModel(deps.db).create({ _id: executionId, orgId, requestedAt: new Date() });
+    await cancelRequestModel(deps.db).create({ _id: executionId, orgId, requestedAt });
   } catch (err) {
     if ((err as { code?: number }).code !== 11000) throw err;
   }
-  deps.cancels.broadcast(deps.nc, executionId);
+  await deps.cancels.announce(orgId, executionId, requestedAt);
 }

@@ -1,10 +1,6 @@
-import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Revocation, revocationBucket } from '@platform/contracts';
-import type { Logger } from '@platform/kit';
-
-/** After this long without the first snapshot, serve anyway (an empty or expired bucket sends nothing). */
-const INITIAL_LOAD_TIMEOUT_MS = 3_000;
+import { KvMirror, type Logger } from '@platform/kit';
 
 /**
  * The revocations published by auth (logouts, reused refresh tokens, removed members, deleted keys),
@@ -15,25 +11,24 @@ export class RevocationList {
   private families = new Map<string, number>();
   private users = new Map<string, { at: number; until: number }>();
   private apiKeys = new Map<string, number>();
-  private stopped = false;
-  private loaded = false;
+  private readonly mirror: KvMirror;
   readonly ready: Promise<void>;
-  private markReady!: () => void;
   private sweeper: NodeJS.Timeout;
 
-  constructor(
-    private readonly nc: NatsConnection,
-    private readonly logger: Logger,
-  ) {
-    this.ready = new Promise((resolve) => (this.markReady = resolve));
-    setTimeout(() => this.setLoaded(), INITIAL_LOAD_TIMEOUT_MS).unref();
+  constructor(nc: NatsConnection, logger: Logger) {
+    this.mirror = new KvMirror({
+      nc,
+      logger,
+      bucket: revocationBucket,
+      onEntry: (key, operation, value) => this.apply(key, operation, value),
+    });
+    this.ready = this.mirror.ready;
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
-    void this.watchForever();
   }
 
   isLoaded() {
-    return this.loaded;
+    return this.mirror.isLoaded();
   }
 
   isFamilyRevoked(familyId: string) {
@@ -51,14 +46,8 @@ export class RevocationList {
   }
 
   stop() {
-    this.stopped = true;
+    this.mirror.stop();
     clearInterval(this.sweeper);
-  }
-
-  private setLoaded() {
-    if (this.loaded) return;
-    this.loaded = true;
-    this.markReady();
   }
 
   private apply(key: string, operation: string, value: () => unknown) {
@@ -82,27 +71,5 @@ export class RevocationList {
     for (const [id, until] of this.families) if (until < now) this.families.delete(id);
     for (const [id, until] of this.apiKeys) if (until < now) this.apiKeys.delete(id);
     for (const [id, r] of this.users) if (r.until < now) this.users.delete(id);
-  }
-
-  private async watchForever() {
-    while (!this.stopped) {
-      try {
-        const kv: KV = await new Kvm(this.nc).create(revocationBucket.name, {
-          ttl: revocationBucket.maxAgeMs,
-          history: 1,
-        });
-        if ((await kv.status()).values === 0) this.setLoaded();
-        const watch = await kv.watch();
-        for await (const e of watch) {
-          this.apply(e.key, e.operation, () => e.json());
-          if (e.isUpdate || e.delta === 0) this.setLoaded();
-          if (this.stopped) break;
-        }
-      } catch (err) {
-        if (this.stopped || this.nc.isClosed()) return;
-        this.logger.warn({ err: (err as Error).message }, 'revocation watch interrupted, restarting');
-      }
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
   }
 }

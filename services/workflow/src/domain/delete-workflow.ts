@@ -17,6 +17,7 @@ export async function deleteWorkflow(deps: WorkflowDeps, identity: Identity, id:
     { _id: id },
     { $set: { deletedAt: now, active: false, updatedAt: now } },
   );
+  deps.workflows.evict(id); // other replicas drop it when the `deleted` event arrives
   await syncTriggers(deps, { ...doc, deletedAt: now, active: false });
   await deps.outbox.publish(
     workflowEvents.deleted,

@@ -1,9 +1,9 @@
 import type { Execution, Identity } from '@platform/contracts';
 import { withIdempotency } from '@platform/kit';
 import type { WorkflowDeps } from '../deps.ts';
-import { findWorkflow } from './find-workflow.ts';
 import { requestExecution } from './request-execution.ts';
 import { requireWriter } from './roles.ts';
+import { findWorkflowToRun } from './workflow-cache.ts';
 
 /**
  * POST /workflows/{id}/execute: queues an execution (any trigger kind, active or not). With an
@@ -18,7 +18,7 @@ export async function executeWorkflow(
   requestId: string,
 ): Promise<Execution> {
   requireWriter(identity);
-  const workflow = await findWorkflow(deps, identity.orgId, id);
+  const workflow = await findWorkflowToRun(deps, identity.orgId, id);
   const { result } = await withIdempotency(
     deps.db,
     { orgId: identity.orgId, scope: `execute:${id}`, key, request: { input: input ?? {} } },

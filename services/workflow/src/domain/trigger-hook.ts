@@ -2,9 +2,9 @@ import type { Request } from 'express';
 import type { HookAccepted } from '@platform/contracts';
 import { idempotencyKeyOf, NotFoundError, UnauthorizedError, withIdempotency } from '@platform/kit';
 import type { WorkflowDeps } from '../deps.ts';
-import { workflowModel, type WorkflowDoc } from '../models/workflow.ts';
 import { requestExecution } from './request-execution.ts';
 import { verifyHookCall } from './webhook-secret.ts';
+import { liveWorkflowToRun } from './workflow-cache.ts';
 
 /** Request headers passed to the execution's input (never credentials or signatures). */
 const passedHeaders = ['content-type', 'user-agent', 'x-request-id', 'x-github-event', 'x-event-type'];
@@ -20,8 +20,8 @@ export async function triggerHook(
   req: Request,
   requestId: string,
 ): Promise<HookAccepted> {
-  const doc = await workflowModel(deps.db).findById(workflowId).lean<WorkflowDoc>();
-  if (!doc || doc.deletedAt || doc.trigger !== 'webhook' || !doc.active || !doc.webhookSecretSealed) {
+  const doc = await liveWorkflowToRun(deps, workflowId);
+  if (!doc || doc.trigger !== 'webhook' || !doc.active || !doc.webhookSecretSealed) {
     throw new NotFoundError('No active webhook trigger at this address');
   }
   const raw = (req as Request & { rawBody?: Buffer }).rawBody ?? Buffer.alloc(0);

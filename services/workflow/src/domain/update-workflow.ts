@@ -74,6 +74,7 @@ export async function updateWorkflow(
     throw err;
   }
   await workflowModel(deps.db).replaceOne({ _id: id }, next);
+  deps.workflows.evict(id); // other replicas drop it when the `updated` event arrives
   const nextRunAt = await syncTriggers(deps, next);
   await deps.outbox.publish(
     workflowEvents.updated,
