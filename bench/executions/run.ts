@@ -9,6 +9,7 @@ import mongoose from 'mongoose';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { startStack, uniqueEmail } from '@platform/testing';
+import { enableFerretDbProfile, profileFerretDb } from '../lib/ferretdb-profile.ts';
 import { cpuWindow, memoryMb } from '../lib/proc.ts';
 
 const rate = Number(process.env.BENCH_RATE ?? 300);
@@ -22,6 +23,10 @@ const pct = (values: number[], p: number) => {
 };
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 const rssMb = (pid: number | undefined) => `${memoryMb(pid)} MB`;
+
+// FerretDB's CPU profile over the measured window (BENCH_FERRETDB_PROFILE=0 turns it off).
+const ferretProfileAddr =
+  process.env.BENCH_FERRETDB_PROFILE === '0' ? undefined : await enableFerretDbProfile();
 
 console.log(`starting nats-server, FerretDB, auth, workflow, execution and the gateway…`);
 const stack = await startStack(['auth', 'workflow', 'execution'], {
@@ -182,6 +187,9 @@ const cpu = cpuWindow({
   execution: [stack.services.execution?.process.child.pid],
   'bench (load + http target)': [process.pid],
 });
+const ferretProfile = ferretProfileAddr
+  ? profileFerretDb(ferretProfileAddr, Math.max(5, Math.min(seconds, 30)))
+  : undefined;
 const t0 = performance.now();
 const inflight = new Set<Promise<void>>();
 for (let i = 0; i < total; i++) {
@@ -267,6 +275,7 @@ console.log(
   `ceiling on ${cores} cores from CPU per execution: whole path ${(cores / perExecution()).toFixed(0)}/s; ` +
     `FerretDB alone, if it had every core ${(cores / perExecution('ferretdb')).toFixed(0)}/s`,
 );
+if (ferretProfile) console.log(await ferretProfile);
 for (const t of duplicated.slice(0, 3)) {
   const e = await api('GET', `/api/v1/executions/${t.id}`, token);
   console.log(
