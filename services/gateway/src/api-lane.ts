@@ -39,7 +39,7 @@ const isApiPath = (path: string) =>
  * become problem+json in kit's one place.
  */
 export function apiLane(options: ApiLaneOptions) {
-  const { logger } = options;
+  const { logger, accessLogger } = options;
   const routes = options.upstreams.map((upstream) => ({
     upstream,
     proxy: proxyTo(upstream, {
@@ -91,7 +91,10 @@ export function apiLane(options: ApiLaneOptions) {
     for (const [name, value] of options.securityHeaders) res.setHeader(name, value);
     res.on('finish', () => {
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      logger.info({ requestId: x.requestId, method: x.method, path, status: res.statusCode, ms }, 'request');
+      accessLogger.info(
+        { requestId: x.requestId, method: x.method, path, status: res.statusCode, ms },
+        'request',
+      );
     });
     if (preflight(req, res)) return true;
     void run(x, route, alias);

@@ -113,6 +113,14 @@ export function proxyTo(
     res.on('close', () => {
       if (!res.writableFinished) upstreamReq.destroy();
     });
-    req.pipe(upstreamReq);
+    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): most
+    // reads. Ending the upstream request at once spares a pipe's listeners and buffers on them.
+    const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+    if ((length === undefined || length === '0') && encoding === undefined) {
+      upstreamReq.end();
+      req.resume();
+    } else {
+      req.pipe(upstreamReq);
+    }
   };
 }
