@@ -3,8 +3,9 @@ import { modelOn } from '@platform/kit';
 
 /**
  * A request to cancel an execution. Kept apart from the execution document so that the replica
- * running the execution stays its only writer; the runner reads it by id when it picks the
- * execution up and the `exec.cancel.<id>` broadcast aborts the step in progress.
+ * running the execution stays its only writer. Every replica also sees the request through the
+ * `exec_cancels` KV bucket (engine/cancel-signals.ts); this record is read when the bucket's entry
+ * may have expired (executions older than its trust window).
  */
 export interface CancelRequestDoc {
   _id: string; // execution id
