@@ -10,6 +10,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { startStack, uniqueEmail } from '@platform/testing';
 import { enableFerretDbProfile, profileFerretDb } from '../lib/ferretdb-profile.ts';
+import { jsonRequest } from '../lib/http-client.ts';
 import { cpuWindow, memoryMb } from '../lib/proc.ts';
 
 const rate = Number(process.env.BENCH_RATE ?? 300);
@@ -50,18 +51,8 @@ const target = createServer((req, res) => {
 await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
 const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 
-const api = async (method: string, path: string, token?: string, body?: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as any) : undefined }; // eslint-disable-line @typescript-eslint/no-explicit-any
-};
+const api = (method: string, path: string, token?: string, body?: unknown) =>
+  jsonRequest(method, `${stack.url}${path}`, { token, body });
 
 const signup = await api('POST', '/api/v1/auth/signup', undefined, {
   organizationName: 'Bench',
