@@ -43,12 +43,12 @@ export async function profileFerretDb(addr: string, seconds: number): Promise<st
     const total = /Total samples = ([\d.]+)(m?s)/.exec(top);
     const totalS = total ? Number(total[1]) / (total[2] === 'ms' ? 1000 : 1) : NaN;
     const lines = [
-      `FerretDB CPU over ${seconds} s of the run: ${totalS.toFixed(2)} s (share of its time, cumulative):`,
+      `FerretDB CPU over ${seconds} s of the run: ${totalS.toFixed(2)} s by what it was doing (cumulative seconds, share of that total):`,
     ];
     for (const [re, label] of rows) {
       const line = top.split('\n').find((l) => re.test(l.trim()));
-      const cum = line?.trim().split(/\s+/)[3];
-      if (cum) lines.push(`  ${cum.padStart(6)}  ${label}`);
+      const [, , , cum, cumShare] = line?.trim().split(/\s+/) ?? [];
+      if (cum && cumShare) lines.push(`  ${cum.padStart(6)} ${cumShare.padStart(7)}  ${label}`);
     }
     return lines.join('\n');
   } catch (err) {
