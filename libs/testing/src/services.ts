@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitForPort } from './ports.ts';
@@ -54,10 +54,19 @@ export async function startServiceProcess(
     },
   );
   const early = proc.exited.then((code) => {
-    throw new Error(`service ${name} exited with code ${code} before listening; log: ${logFile}`);
+    throw new Error(`service ${name} exited with code ${code} before listening`);
   });
-  await Promise.race([waitForPort(port, options.readyTimeoutMs ?? 30_000), early]);
   void early.catch(() => undefined);
+  try {
+    await Promise.race([waitForPort(port, options.readyTimeoutMs ?? 30_000), early]);
+  } catch (err) {
+    // Never listened (bad config, crash at start): its folder goes, so the error carries the end
+    // of its log.
+    await proc.stop().catch(() => undefined);
+    const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
+    removeDir(dir);
+    throw new Error(`${(err as Error).message}\n--- end of its log ---\n${tail}`);
+  }
   return {
     name,
     url: `http://127.0.0.1:${port}`,
@@ -70,6 +79,7 @@ export async function startServiceProcess(
     },
     kill: async () => {
       await proc.kill();
+      removeDir(dir);
     },
   };
 }
