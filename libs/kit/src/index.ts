@@ -14,6 +14,7 @@ export * from './nats/in-flight.ts';
 export * from './nats/rpc.ts';
 export * from './nats/jetstream.ts';
 export * from './nats/consumer-filter.ts';
+export * from './nats/kv-bucket.ts';
 export * from './nats/kv-mirror.ts';
 export * from './nats/event-watch.ts';
 export * from './crypto.ts';

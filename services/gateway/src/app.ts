@@ -33,9 +33,10 @@ export interface GatewayAppOptions {
  * API document, CORS preflights elsewhere, and the 404 problem.
  */
 export function buildGatewayApp(options: GatewayAppOptions): RequestListener {
+  const accessLogger = options.accessLogger ?? options.logger;
   const lane = apiLane({
     logger: options.logger,
-    accessLogger: options.accessLogger ?? options.logger,
+    accessLogger,
     upstreams: options.upstreams,
     corsOrigins: options.corsOrigins,
     bodyLimit: options.bodyLimit,
@@ -53,7 +54,7 @@ export function buildGatewayApp(options: GatewayAppOptions): RequestListener {
       'trust proxy',
       options.trustProxy.split(',').map((s) => s.trim()),
     );
-  app.use(requestContext(options.logger));
+  app.use(requestContext(options.logger, accessLogger));
   app.use(helmet(helmetOptions));
   const preflight = cors(options.corsOrigins);
   app.use((req, res, next) => {

@@ -11,12 +11,14 @@ export function requestIdFrom(incoming: string | string[] | undefined): string {
 
 /**
  * Takes the caller's X-Request-Id (when well-formed) or makes one, echoes it, and gives the request a
- * child logger carrying it; logs one line per finished request.
+ * child logger carrying it; logs one line per finished request through `access`, a buffered access
+ * logger (see createAccessLogger: one synchronous write per request was a large share of a
+ * service's CPU and of its latency tail). A process that has one already passes it.
  */
-export function requestContext(logger: Logger): RequestHandler {
-  // The per-request line goes through a buffered access logger (see createAccessLogger): one
-  // synchronous write per request was a large share of a service's CPU and of its latency tail.
-  const access = createAccessLogger(String(logger.bindings().service ?? 'service'), logger.level);
+export function requestContext(
+  logger: Logger,
+  access: Logger = createAccessLogger(String(logger.bindings().service ?? 'service'), logger.level),
+): RequestHandler {
   return (req, res, next) => {
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.locals.requestId = requestId;

@@ -1,11 +1,11 @@
-import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.ts';
+import { openBucket, type BucketSpec } from './kv-bucket.ts';
 
 export interface KvMirrorOptions {
   nc: NatsConnection;
   logger: Logger;
-  bucket: { name: string; maxAgeMs: number };
+  bucket: BucketSpec;
   /** Every entry, those already in the bucket first, then each change as it happens. */
   onEntry: (key: string, operation: 'PUT' | 'DEL' | 'PURGE', value: () => unknown) => void;
   /** After this long without the first snapshot, count as loaded anyway (default 3 s). */
@@ -50,7 +50,7 @@ export class KvMirror {
     const { nc, logger, bucket, onEntry } = this.options;
     while (!this.stopped) {
       try {
-        const kv: KV = await new Kvm(nc).create(bucket.name, { ttl: bucket.maxAgeMs, history: 1 });
+        const kv = await openBucket(nc, bucket);
         if ((await kv.status()).values === 0) this.setLoaded();
         const watch = await kv.watch();
         this.watch = watch;

@@ -9,6 +9,7 @@ import {
   findConversation,
   NOTHING_PENDING,
   updateConversation,
+  type ConversationDoc,
   type PendingCommand,
 } from '../models/conversation.ts';
 import { subjectOf } from './commands.ts';
@@ -51,6 +52,23 @@ export class SessionLog {
       }
     }
     return [];
+  }
+
+  /**
+   * The usual write of a lock holder: the record's `set` with the whole `queue` (what was still
+   * unpublished, then the new commands), then the queue published and what is left settled.
+   */
+  async commit(
+    conv: Pick<ConversationDoc, '_id' | 'orgId'>,
+    set: Record<string, unknown>,
+    queue: PendingCommand[],
+    requestId?: string,
+  ): Promise<void> {
+    await updateConversation(this.db, conv, {
+      $set: { ...set, pending: queue, pendingSince: queue[0]?.at ?? NOTHING_PENDING },
+    });
+    const remaining = await this.publish(queue, requestId);
+    await this.settle(conv.orgId, conv._id, remaining);
   }
 
   /** Writes the queue left after publishing (the caller holds the session's lock). */

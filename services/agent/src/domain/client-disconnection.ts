@@ -1,6 +1,6 @@
 import type { AgentDeps } from '../deps.ts';
 import { eventCommand } from '../bookkeeping/commands.ts';
-import { findConversation, updateConversation, type PendingCommand } from '../models/conversation.ts';
+import { findConversation, type PendingCommand } from '../models/conversation.ts';
 import { sessionLockKey } from './conversations.ts';
 import { lockWithin } from './locks.ts';
 
@@ -39,12 +39,7 @@ export async function recordClientDisconnection(
     if (!doc) return false;
     const number = doc.eventCount + 1;
     const event = clientDisconnectionEvent(orgId, sessionId, deps.now().toISOString(), number);
-    const queue = [...doc.pending, event];
-    await updateConversation(deps.db, doc, {
-      $set: { eventCount: number, pending: queue, pendingSince: queue[0]!.at },
-    });
-    const remaining = await deps.sessionLog.publish(queue, requestId);
-    await deps.sessionLog.settle(orgId, sessionId, remaining);
+    await deps.sessionLog.commit(doc, { eventCount: number }, [...doc.pending, event], requestId);
     return true;
   } finally {
     await lock.release();

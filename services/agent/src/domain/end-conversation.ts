@@ -2,7 +2,7 @@ import type { SessionEventCommand } from '@platform/contracts';
 import { ConflictError, NotFoundError } from '@platform/kit';
 import type { AgentDeps } from '../deps.ts';
 import { endCommand, eventCommand, eventDetails } from '../bookkeeping/commands.ts';
-import { findConversation, updateConversation } from '../models/conversation.ts';
+import { findConversation } from '../models/conversation.ts';
 import { sessionLockKey } from './conversations.ts';
 import { addressedTo } from './handoff.ts';
 import { tryLock } from './locks.ts';
@@ -61,19 +61,18 @@ export async function endConversation(
       ),
       endCommand({ orgId, sessionId, status: input.status, endTime: at, reason: input.reason }),
     ];
-    await updateConversation(deps.db, doc, {
-      $set: {
+    await deps.sessionLog.commit(
+      doc,
+      {
         status: input.status,
         endReason: input.reason,
         endedAt: now,
         idleDeadline: null,
         eventCount: number,
-        pending: queue,
-        pendingSince: queue[0]!.at,
       },
-    });
-    const remaining = await deps.sessionLog.publish(queue, input.requestId);
-    await deps.sessionLog.settle(orgId, sessionId, remaining);
+      queue,
+      input.requestId,
+    );
     return { ended: true, endedAt: now };
   } finally {
     await lock.release();

@@ -1,7 +1,7 @@
 import type { SessionMessage, SessionStatus } from '@platform/contracts';
 import type { AgentDeps } from '../deps.ts';
 import { endCommand, eventCommand, eventDetails, messageCommand } from '../bookkeeping/commands.ts';
-import { updateConversation, type PendingCommand } from '../models/conversation.ts';
+import type { PendingCommand } from '../models/conversation.ts';
 import { clientDisconnectionEvent } from './client-disconnection.ts';
 import type { TurnLease } from './conversations.ts';
 import { handoffEvent, handoffSet } from './handoff.ts';
@@ -27,14 +27,8 @@ async function commit(
   commands: PendingCommand[],
   requestId: string,
 ) {
-  const { orgId, _id: sessionId } = lease.conv;
-  const queue = [...lease.unpublished, ...commands];
   try {
-    await updateConversation(deps.db, lease.conv, {
-      $set: { ...set, pending: queue, pendingSince: queue[0]?.at ?? new Date() },
-    });
-    const remaining = await deps.sessionLog.publish(queue, requestId);
-    await deps.sessionLog.settle(orgId, sessionId, remaining);
+    await deps.sessionLog.commit(lease.conv, set, [...lease.unpublished, ...commands], requestId);
   } finally {
     await lease.lock.release();
   }

@@ -1,7 +1,6 @@
-import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { revocationBucket, revocationKey, type Revocation } from '@platform/contracts';
-import { UnavailableError } from '@platform/kit';
+import { lazyBucket, UnavailableError } from '@platform/kit';
 
 /** Tells every gateway, through the revocation KV bucket, which tokens and keys to reject. */
 export interface RevocationPublisher {
@@ -14,16 +13,7 @@ export interface RevocationPublisher {
 }
 
 export function revocationPublisher(nc: NatsConnection, accessTtlSeconds: number): RevocationPublisher {
-  let bucket: Promise<KV> | undefined;
-  const kv = () => {
-    bucket ??= new Kvm(nc)
-      .create(revocationBucket.name, { ttl: revocationBucket.maxAgeMs, history: 1 })
-      .catch((err) => {
-        bucket = undefined;
-        throw err;
-      });
-    return bucket;
-  };
+  const kv = lazyBucket(nc, revocationBucket);
   const publish = async (kind: Revocation['kind'], id: string, lifetimeMs: number) => {
     const at = Date.now();
     const entry: Revocation = { kind, id, at, until: at + lifetimeMs };

@@ -1,7 +1,6 @@
-import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ExecutionCancelEntry, executionCancelBucket } from '@platform/contracts';
-import { KvMirror, UnavailableError, type Logger } from '@platform/kit';
+import { KvMirror, lazyBucket, UnavailableError, type Logger } from '@platform/kit';
 
 /**
  * Cancel requests as every replica sees them: each one mirrors the `exec_cancels` KV bucket in
@@ -13,12 +12,11 @@ export class CancelSignals {
   private readonly controllers = new Map<string, AbortController>();
   private readonly requests = new Map<string, Date>();
   private mirror: KvMirror | undefined;
-  private nc: NatsConnection | undefined;
-  private kv: Promise<KV> | undefined;
+  private bucket: ReturnType<typeof lazyBucket> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
   listen(nc: NatsConnection, logger: Logger) {
-    this.nc = nc;
+    this.bucket = lazyBucket(nc, executionCancelBucket);
     this.mirror = new KvMirror({
       nc,
       logger,
@@ -64,16 +62,11 @@ export class CancelSignals {
 
   /** Tells every replica (through the bucket) that the execution is to be cancelled. */
   async announce(orgId: string, executionId: string, requestedAt: Date) {
-    if (!this.nc) throw new UnavailableError('cancel signals are not started');
+    if (!this.bucket) throw new UnavailableError('cancel signals are not started');
     const entry: ExecutionCancelEntry = { orgId, requestedAt: requestedAt.toISOString() };
-    this.kv ??= new Kvm(this.nc).create(executionCancelBucket.name, {
-      ttl: executionCancelBucket.maxAgeMs,
-      history: 1,
-    });
     try {
-      await (await this.kv).put(executionId, JSON.stringify(entry));
+      await (await this.bucket()).put(executionId, JSON.stringify(entry));
     } catch (err) {
-      this.kv = undefined; // bound again on the next request (NATS may have been away)
       throw new UnavailableError(`The cancel signal could not be sent: ${(err as Error).message}`);
     }
   }

@@ -156,9 +156,11 @@ export class Run {
    * out of 5 at 60 executions/s). An older one (a queue backlog) was almost surely stored by its
    * creator by now, so it is updated first.
    */
-  private async store(update: Record<string, unknown>): Promise<boolean> {
+  private async store(changes: Record<string, unknown>): Promise<boolean> {
     const collection = executionModel(this.deps.db).collection;
-    const filter = { _id: this.doc._id } as never;
+    const update = () =>
+      collection.updateOne({ _id: this.doc._id } as never, changes, { ignoreUndefined: true });
+    /** True if inserted here, false if the creator's insert came first. */
     const insert = async () => {
       try {
         const logs = [...this.doc.logs, ...this.newLogs];
@@ -166,18 +168,16 @@ export class Run {
         return true;
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
-        return false; // the creator's insert came first
+        return false;
       }
     };
-    if (!this.unconfirmed) {
-      await collection.updateOne(filter, update, { ignoreUndefined: true });
-      return true;
+    if (this.unconfirmed) {
+      const young = Date.now() - this.doc.createdAt.getTime() < CREATOR_INSERT_MS;
+      if (young && (await insert())) return false;
+      if ((await update()).matchedCount > 0) return true;
+      if (await insert()) return false;
     }
-    if (Date.now() - this.doc.createdAt.getTime() < CREATOR_INSERT_MS && (await insert())) return false;
-    const res = await collection.updateOne(filter, update, { ignoreUndefined: true });
-    if (res.matchedCount > 0) return true;
-    if (await insert()) return false;
-    await collection.updateOne(filter, update, { ignoreUndefined: true });
+    await update();
     return true;
   }
 

@@ -1,6 +1,6 @@
-import { StorageType } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { lazyBucket } from '@platform/kit';
 
 /** Every window is split into this many slots; the count covers SLOTS + 1 of them (see below). */
 const SLOTS = 60;
@@ -29,20 +29,13 @@ type Slots = Array<[slot: number, count: number]>;
  * requests ≤ limit + (requests leased earlier and still unused): at most gateways × batch.
  */
 export class SharedWindow {
-  private kv: Promise<KV> | undefined;
   /** The entry as this gateway last wrote it: the next update usually needs no read. */
   private known = new Map<string, { revision: number; slots: Slots }>();
 
-  constructor(private readonly nc: NatsConnection) {}
+  private readonly bucket: () => Promise<KV>;
 
-  private bucket() {
-    this.kv ??= new Kvm(this.nc)
-      .create(BUCKET, { ttl: BUCKET_MAX_AGE_MS, history: 1, storage: StorageType.Memory })
-      .catch((err) => {
-        this.kv = undefined;
-        throw err;
-      });
-    return this.kv;
+  constructor(nc: NatsConnection) {
+    this.bucket = lazyBucket(nc, { name: BUCKET, maxAgeMs: BUCKET_MAX_AGE_MS, memory: true });
   }
 
   async lease(orgId: string, want: number, limit: number, windowMs: number): Promise<LeaseResult> {

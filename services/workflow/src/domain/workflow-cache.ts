@@ -1,8 +1,9 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { workflowEvents } from '@platform/contracts';
-import { NotFoundError, watchEvents } from '@platform/kit';
+import { watchEvents } from '@platform/kit';
 import type { WorkflowDeps } from '../deps.ts';
-import { workflowModel, type WorkflowDoc } from '../models/workflow.ts';
+import type { WorkflowDoc } from '../models/workflow.ts';
+import { ofOrganization, readWorkflow } from './find-workflow.ts';
 
 /** Entries beyond this are dropped oldest first (a bound on memory, not a tuning knob). */
 const MAX_ENTRIES = 10_000;
@@ -60,8 +61,7 @@ export class WorkflowCache {
 export async function liveWorkflowToRun(deps: WorkflowDeps, id: string): Promise<WorkflowDoc | undefined> {
   const cached = deps.workflows.get(id);
   if (cached) return cached;
-  // The driver's own findOne, by `_id` alone (the filter FerretDB answers from its index).
-  const doc = (await workflowModel(deps.db).collection.findOne({ _id: id } as never)) as WorkflowDoc | null;
+  const doc = await readWorkflow(deps, id);
   if (!doc || doc.deletedAt) return undefined;
   deps.workflows.set(doc);
   return doc;
@@ -69,7 +69,5 @@ export async function liveWorkflowToRun(deps: WorkflowDeps, id: string): Promise
 
 /** As findWorkflow (another organization's or a deleted workflow is a 404), for the execute path. */
 export async function findWorkflowToRun(deps: WorkflowDeps, orgId: string, id: string): Promise<WorkflowDoc> {
-  const doc = await liveWorkflowToRun(deps, id);
-  if (!doc || doc.orgId !== orgId) throw new NotFoundError('Workflow not found');
-  return doc;
+  return ofOrganization(await liveWorkflowToRun(deps, id), orgId);
 }
